@@ -1,0 +1,59 @@
+# Two commands for a newcomer:  make run  (serve on http://127.0.0.1:8000)  and  make test.
+# Everything else here is a step those two use.
+
+PYTHON ?= python3.11
+VENV   := .venv
+BIN    := $(VENV)/bin
+HOST   ?= 127.0.0.1
+PORT   ?= 8000
+# The shared rules scenarios live beside the repository when it is checked out for CI.
+SHARED_CONFORMANCE := $(CURDIR)/../shared/conformance
+
+.PHONY: run test install frontend migrate lint typecheck imports pytest conformance clean
+
+## Start the server (embedded SQLite + in-process Redis unless BURACO_* say otherwise).
+run: install frontend migrate
+	exec $(BIN)/uvicorn app.main:create_app --factory --host $(HOST) --port $(PORT) --no-access-log
+
+## Lint, type-check, check import rules, run every test, then the rules conformance.
+test: install lint typecheck imports pytest conformance
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+# Reinstall only when pyproject.toml changes.
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $@
+
+install: $(VENV)/.installed
+
+## Build the browser client once one exists (frontend/package.json) and is not built yet.
+frontend:
+	@if [ -f frontend/package.json ] && [ ! -d frontend/dist ]; then \
+		cd frontend && npm ci && npm run build; \
+	fi
+
+migrate: install
+	$(BIN)/alembic upgrade head
+
+lint: install
+	$(BIN)/ruff check .
+
+typecheck: install
+	$(BIN)/mypy app
+
+imports: install
+	$(BIN)/lint-imports
+
+# Exit code 5 means "no tests collected": not a failure of the suite itself.
+pytest: install
+	$(BIN)/pytest; rc=$$?; \
+	if [ $$rc -eq 5 ]; then echo "pytest collected no tests"; exit 0; fi; exit $$rc
+
+conformance: install
+	$(BIN)/python -m app.rules.conformance tests/rules/scenarios \
+		$$( [ -d "$(SHARED_CONFORMANCE)" ] && echo "$(SHARED_CONFORMANCE)" )
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .import_linter_cache *.egg-info

@@ -1,0 +1,1 @@
+"""Buraco online server."""

@@ -1,0 +1,1 @@
+"""HTTP and WebSocket entry points (thin: they call the domain services)."""

@@ -1,0 +1,1 @@
+"""Routers that are not owned by a domain package."""

@@ -1,0 +1,1 @@
+"""Infrastructure shared by every domain package: config, db, redis, errors, logging."""

@@ -1,0 +1,127 @@
+"""Settings read from the environment (prefix ``BURACO_``).
+
+There is deliberately no module-level settings object: ``create_app()`` builds one (or
+receives one from a test) and stores it on ``app.state``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, SecretStr, field_validator, model_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+Environment = Literal["development", "production", "test"]
+
+# OWASP Password Storage Cheat Sheet: argon2id with m=19 MiB, t=2, p=1 is the minimum.
+OWASP_MIN_MEMORY_KIB = 19456
+OWASP_MIN_TIME_COST = 2
+
+SECRET_KEY_FILE = "secret_key"
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix="BURACO_",
+        extra="ignore",
+        validate_default=True,
+    )
+
+    env: Environment = "development"
+    var_dir: Path = Path("var")
+    log_level: str = "INFO"
+
+    # Storage. The defaults are the embedded mode: a SQLite file and an in-process Redis.
+    database_url: str = "sqlite+aiosqlite:///./var/buraco.db"
+    db_pool_size: int = Field(default=10, ge=1)
+    db_echo: bool = False
+    redis_url: str = "memory://"
+    redis_max_connections: int = Field(default=64, ge=1)
+    redis_pool_timeout_seconds: float = Field(default=5.0, gt=0)
+
+    # Secrets and cookies.
+    secret_key: SecretStr | None = None
+    cookie_secure: bool = False
+    session_days: int = Field(default=30, ge=1)
+
+    # Password hashing (argon2id); the floor is OWASP's minimum.
+    argon2_time_cost: int = Field(default=OWASP_MIN_TIME_COST, ge=OWASP_MIN_TIME_COST)
+    argon2_memory_kib: int = Field(default=OWASP_MIN_MEMORY_KIB, ge=OWASP_MIN_MEMORY_KIB)
+    argon2_parallelism: int = Field(default=1, ge=1)
+
+    # Login throttling: at most N attempts per window, per username and per client address.
+    login_limit_per_username: int = Field(default=10, ge=1)
+    login_limit_per_ip: int = Field(default=50, ge=1)
+    login_window_seconds: int = Field(default=300, ge=1)
+
+    # WebSockets: origins a browser may open a socket from (comma-separated or JSON list).
+    ws_allowed_origins: Annotated[list[str], NoDecode] = Field(
+        default_factory=lambda: ["http://127.0.0.1:8000", "http://localhost:8000"]
+    )
+
+    # Game clocks.
+    turn_seconds: int = Field(default=30, ge=1)
+    turbo_turn_seconds: int = Field(default=12, ge=1)
+    disconnect_grace_seconds: int = Field(default=60, ge=0)
+
+    # Economy.
+    starting_coins: int = Field(default=50_000, ge=0)
+    starting_credits: int = Field(default=5, ge=0)
+    daily_bonus_coins: int = Field(default=5_000, ge=0)
+
+    # The built browser client, served at / when the folder exists.
+    frontend_dir: Path = Path("frontend/dist")
+
+    @field_validator("ws_allowed_origins", mode="before")
+    @classmethod
+    def _split_origins(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            text = value.strip()
+            if text.startswith("["):
+                return json.loads(text)
+            return [part.strip() for part in text.split(",") if part.strip()]
+        return value
+
+    @model_validator(mode="after")
+    def _ensure_secret_key(self) -> Settings:
+        if self.secret_key is not None and self.secret_key.get_secret_value():
+            return self
+        if self.env == "production":
+            raise ValueError("BURACO_SECRET_KEY must be set when BURACO_ENV=production")
+        if self.env == "test":
+            self.secret_key = SecretStr(secrets.token_urlsafe(32))
+        else:
+            self.secret_key = SecretStr(_load_or_create_secret(self.var_dir / SECRET_KEY_FILE))
+        return self
+
+    @property
+    def is_production(self) -> bool:
+        return self.env == "production"
+
+    @property
+    def uses_embedded_redis(self) -> bool:
+        return self.redis_url.startswith("memory://")
+
+
+def _load_or_create_secret(path: Path) -> str:
+    """Development convenience: one random key, generated once and kept under var/."""
+    if path.exists():
+        existing = path.read_text().strip()
+        if existing:
+            return existing
+    path.parent.mkdir(parents=True, exist_ok=True)
+    key = secrets.token_urlsafe(48)
+    # Create with 0600 so the key is never world-readable, even for an instant.
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as handle:
+        handle.write(key + "\n")
+    return key
+
+
+def get_settings() -> Settings:
+    """Read the settings from the environment (a fresh object on every call)."""
+    return Settings()

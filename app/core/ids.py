@@ -1,0 +1,5 @@
+"""Typed identifiers shared across packages (DESIGN.md convention 14)."""
+
+from typing import NewType
+
+UserId = NewType("UserId", int)

@@ -1,0 +1,80 @@
+"""Application factory. Run with ``uvicorn app.main:create_app --factory``."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+from fastapi.responses import HTMLResponse
+from fastapi.staticfiles import StaticFiles
+
+from app.api.routes import health
+from app.core.config import Settings
+from app.core.db import create_engine, create_sessionmaker
+from app.core.errors import install_error_handlers
+from app.core.logging import RequestLogMiddleware, configure_logging
+from app.core.redis import close_redis, create_redis
+from app.users import routes as users_routes
+from app.users.passwords import Passwords
+
+PLACEHOLDER_PAGE = """<!doctype html>
+<html lang="es"><head><meta charset="utf-8"><title>Buraco</title></head>
+<body><h1>Buraco — servidor en marcha</h1></body></html>
+"""
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or Settings()
+    configure_logging(json=settings.is_production, level=settings.log_level)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        engine = create_engine(
+            settings.database_url, pool_size=settings.db_pool_size, echo=settings.db_echo
+        )
+        redis = create_redis(
+            settings.redis_url,
+            max_connections=settings.redis_max_connections,
+            timeout=settings.redis_pool_timeout_seconds,
+        )
+        app.state.engine = engine
+        app.state.sessionmaker = create_sessionmaker(engine)
+        app.state.redis = redis
+        app.state.passwords = Passwords(
+            time_cost=settings.argon2_time_cost,
+            memory_kib=settings.argon2_memory_kib,
+            parallelism=settings.argon2_parallelism,
+        )
+        try:
+            yield
+        finally:
+            await close_redis(redis)
+            await engine.dispose()
+
+    app = FastAPI(
+        title="Buraco",
+        version="0.1.0",
+        lifespan=lifespan,
+        docs_url=None if settings.is_production else "/docs",
+        redoc_url=None,
+    )
+    app.state.settings = settings
+    install_error_handlers(app)
+    app.add_middleware(RequestLogMiddleware)
+
+    app.include_router(health.router)
+    app.include_router(users_routes.router)
+    _mount_frontend(app, settings)
+    return app
+
+
+def _mount_frontend(app: FastAPI, settings: Settings) -> None:
+    if settings.frontend_dir.is_dir():
+        # Mounted last so /api, /healthz and /readyz win over static files.
+        app.mount("/", StaticFiles(directory=settings.frontend_dir, html=True), name="frontend")
+        return
+
+    @app.get("/", response_class=HTMLResponse, include_in_schema=False)
+    async def placeholder() -> str:
+        return PLACEHOLDER_PAGE

@@ -1,0 +1,124 @@
+"""Account endpoints under /api."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request, Response, status
+
+from app.api.deps import (
+    CurrentUser,
+    DbDep,
+    PasswordsDep,
+    RedisDep,
+    SettingsDep,
+    client_ip,
+    session_token,
+)
+from app.core.config import Settings
+from app.core.errors import ERROR_RESPONSES, ErrorResponse
+from app.users import service
+from app.users.schemas import ClaimIn, LoginIn, MeOut, RegisterIn
+from app.users.tokens import SESSION_COOKIE
+
+router = APIRouter(prefix="/api", tags=["accounts"], responses=ERROR_RESPONSES)
+
+_CONFLICT: dict[int | str, dict[str, Any]] = {
+    409: {"model": ErrorResponse, "description": "Username already taken"}
+}
+
+
+def _set_session_cookie(response: Response, token: str, settings: Settings) -> None:
+    response.set_cookie(
+        SESSION_COOKIE,
+        token,
+        max_age=settings.session_days * 24 * 3600,
+        httponly=True,
+        samesite="lax",
+        secure=settings.cookie_secure,
+        path="/",
+    )
+
+
+@router.post(
+    "/auth/register",
+    response_model=MeOut,
+    status_code=status.HTTP_201_CREATED,
+    responses=_CONFLICT,
+)
+async def register(
+    body: RegisterIn,
+    response: Response,
+    db: DbDep,
+    passwords: PasswordsDep,
+    settings: SettingsDep,
+) -> MeOut:
+    user, token = await service.register(db, passwords, body, settings)
+    await db.commit()
+    _set_session_cookie(response, token, settings)
+    return MeOut.model_validate(user)
+
+
+@router.post("/auth/login", response_model=MeOut)
+async def login(
+    body: LoginIn,
+    request: Request,
+    response: Response,
+    db: DbDep,
+    redis: RedisDep,
+    passwords: PasswordsDep,
+    settings: SettingsDep,
+) -> MeOut:
+    user, token = await service.login(
+        db,
+        redis,
+        passwords,
+        settings,
+        username=body.username,
+        password=body.password,
+        client_ip=client_ip(request),
+    )
+    await db.commit()
+    _set_session_cookie(response, token, settings)
+    return MeOut.model_validate(user)
+
+
+@router.post("/auth/logout", status_code=status.HTTP_204_NO_CONTENT)
+async def logout(request: Request, db: DbDep, settings: SettingsDep) -> Response:
+    await service.logout(db, session_token(request))
+    await db.commit()
+    response = Response(status_code=status.HTTP_204_NO_CONTENT)
+    response.delete_cookie(
+        SESSION_COOKIE, httponly=True, samesite="lax", secure=settings.cookie_secure, path="/"
+    )
+    return response
+
+
+@router.post("/auth/guest", response_model=MeOut, status_code=status.HTTP_201_CREATED)
+async def guest(response: Response, db: DbDep, settings: SettingsDep) -> MeOut:
+    user, token = await service.create_guest(db, settings)
+    await db.commit()
+    _set_session_cookie(response, token, settings)
+    return MeOut.model_validate(user)
+
+
+@router.post("/auth/claim", response_model=MeOut, responses=_CONFLICT)
+async def claim(
+    body: ClaimIn,
+    request: Request,
+    response: Response,
+    user: CurrentUser,
+    db: DbDep,
+    passwords: PasswordsDep,
+    settings: SettingsDep,
+) -> MeOut:
+    old_token = session_token(request) or ""
+    user, token = await service.claim(db, passwords, user, body, old_token, settings)
+    await db.commit()
+    _set_session_cookie(response, token, settings)
+    return MeOut.model_validate(user)
+
+
+@router.get("/me", response_model=MeOut)
+async def me(user: CurrentUser) -> MeOut:
+    return MeOut.model_validate(user)

@@ -1,0 +1,162 @@
+"""Account logic: signup, login, guests, claiming, sessions.
+
+Services flush but never commit (DESIGN.md convention 11): the route commits once the
+whole request has succeeded, so a refused request leaves nothing behind.
+"""
+
+from __future__ import annotations
+
+import secrets
+from datetime import datetime, timedelta
+
+from redis.asyncio import Redis
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.core import ratelimit
+from app.core.config import Settings
+from app.core.db import utcnow
+from app.core.errors import AppError
+from app.core.ids import UserId
+from app.users import repository as repo
+from app.users.models import User
+from app.users.passwords import Passwords
+from app.users.schemas import GUEST_NICKNAME_PREFIX, ClaimIn, RegisterIn
+from app.users.tokens import hash_token, new_token
+
+INVALID_LOGIN = AppError("invalid_credentials", "Wrong username or password.", 401)
+NOT_AUTHENTICATED_MESSAGE = "You are not logged in, or your session has ended."
+
+
+def _username_taken() -> AppError:
+    return AppError("username_taken", "That username is already taken.", 409)
+
+
+async def start_session(
+    db: AsyncSession, user_id: UserId, session_days: int, now: datetime | None = None
+) -> str:
+    """Create a server-side session and return the raw token for the cookie."""
+    now = now or utcnow()
+    token = new_token()
+    await repo.add_session(db, user_id, hash_token(token), now, now + timedelta(days=session_days))
+    return token
+
+
+async def user_from_token(db: AsyncSession, token: str | None) -> User | None:
+    """Resolve a raw cookie token to its user; None if missing, unknown, expired or revoked."""
+    if not token or len(token) > 256:
+        return None
+    return await repo.user_for_token_hash(db, hash_token(token), utcnow())
+
+
+async def register(
+    db: AsyncSession, passwords: Passwords, data: RegisterIn, settings: Settings
+) -> tuple[User, str]:
+    if await repo.username_taken(db, data.username):
+        raise _username_taken()
+    user = User(
+        username=data.username,
+        username_lower=data.username.lower(),
+        nickname=data.username,
+        password_hash=await passwords.hash(data.password),
+        is_guest=False,
+    )
+    db.add(user)
+    try:
+        await db.flush()
+    except IntegrityError:
+        # Lost a race with a concurrent signup of the same name.
+        await db.rollback()
+        raise _username_taken() from None
+    return user, await start_session(db, UserId(user.id), settings.session_days)
+
+
+async def login(
+    db: AsyncSession,
+    redis: Redis,
+    passwords: Passwords,
+    settings: Settings,
+    *,
+    username: str,
+    password: str,
+    client_ip: str,
+) -> tuple[User, str]:
+    await _throttle_login(redis, settings, username, client_ip)
+    user = await repo.get_user_by_username(db, username)
+    # Unknown users are verified against a dummy hash: same answer, same time.
+    ok = await passwords.verify(user.password_hash if user else None, password)
+    if user is None or not ok:
+        raise INVALID_LOGIN
+    if user.password_hash and passwords.needs_rehash(user.password_hash):
+        user.password_hash = await passwords.hash(password)
+    return user, await start_session(db, UserId(user.id), settings.session_days)
+
+
+async def _throttle_login(redis: Redis, settings: Settings, username: str, ip: str) -> None:
+    window = settings.login_window_seconds
+    checks = [
+        (f"rl:login:ip:{ip}", settings.login_limit_per_ip),
+        (f"rl:login:user:{username.lower()}", settings.login_limit_per_username),
+    ]
+    for key, limit in checks:
+        verdict = await ratelimit.hit(redis, key, limit, window)
+        if not verdict.allowed:
+            raise AppError(
+                "rate_limited",
+                f"Too many login attempts. Try again in {verdict.retry_after} seconds.",
+                429,
+                headers={"Retry-After": str(verdict.retry_after)},
+            )
+
+
+async def create_guest(db: AsyncSession, settings: Settings) -> tuple[User, str]:
+    user = User(nickname=await _free_guest_nickname(db), is_guest=True)
+    db.add(user)
+    try:
+        await db.flush()
+    except IntegrityError:
+        await db.rollback()
+        raise AppError("conflict", "Could not create a guest right now; try again.", 409) from None
+    return user, await start_session(db, UserId(user.id), settings.session_days)
+
+
+async def _free_guest_nickname(db: AsyncSession) -> str:
+    # Four digits first (friendlier); widen if the space is getting crowded.
+    for digits in (4, 4, 4, 5, 6, 7, 8, 9, 10):
+        candidate = f"{GUEST_NICKNAME_PREFIX}{secrets.randbelow(10**digits):0{digits}d}"
+        if not await repo.nickname_taken(db, candidate):
+            return candidate
+    raise AppError("conflict", "Could not pick a guest name; try again.", 409)
+
+
+async def claim(
+    db: AsyncSession,
+    passwords: Passwords,
+    user: User,
+    data: ClaimIn,
+    old_token: str,
+    settings: Settings,
+) -> tuple[User, str]:
+    """Turn a guest into a full account, keeping its id (and so everything it owns)."""
+    if not user.is_guest:
+        raise AppError("not_guest", "This account already has a username.", 409)
+    if await repo.username_taken(db, data.username):
+        raise _username_taken()
+    user.username = data.username
+    user.username_lower = data.username.lower()
+    user.nickname = data.username
+    user.password_hash = await passwords.hash(data.password)
+    user.is_guest = False
+    try:
+        await db.flush()
+    except IntegrityError:
+        await db.rollback()
+        raise _username_taken() from None
+    # A new token on a change of privilege: the guest's token stops working.
+    await repo.revoke_session(db, hash_token(old_token), utcnow())
+    return user, await start_session(db, UserId(user.id), settings.session_days)
+
+
+async def logout(db: AsyncSession, token: str | None) -> None:
+    if token:
+        await repo.revoke_session(db, hash_token(token), utcnow())
