@@ -120,6 +120,7 @@ class RequestLogMiddleware:
                 status,
                 elapsed_ms,
                 extra={
+                    "request_id": request_id,
                     "method": scope.get("method", "WS"),
                     "path": scope.get("path", ""),
                     "status": status,

@@ -1,0 +1,202 @@
+"""Shared fixtures.
+
+Two kinds of app under test:
+
+* ``client`` / ``app``: the real thing, on PostgreSQL and Redis from
+  BURACO_TEST_DATABASE_URL and BURACO_TEST_REDIS_URL. The database is dropped, created
+  and migrated once per run; every table is emptied and the Redis db flushed before each
+  test. Tests using them carry the ``real_services`` marker (added automatically). When
+  a server does not answer they are skipped (and listed at the end), unless CI=true,
+  where that is an error.
+* ``embedded_client`` / ``embedded_app``: the embedded default (SQLite file in a temp
+  folder, in-process Redis), for what does not depend on the storage engines.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+import asyncpg
+import httpx
+import pytest
+import redis
+import redis.asyncio
+from asgi_lifespan import LifespanManager
+from fastapi import FastAPI
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.core.config import Settings
+from app.main import create_app
+from tests.support import in_thread, recreate_pg_database, run_alembic, truncate_pg_tables
+
+CI = os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
+TEST_DATABASE_URL = os.environ.get(
+    "BURACO_TEST_DATABASE_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/buraco_test"
+)
+TEST_REDIS_URL = os.environ.get("BURACO_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
+
+SKIP_PREFIX = "needs a real server:"
+REAL_SERVICE_FIXTURES = {"pg_url", "redis_url"}
+_skipped_for_services: list[tuple[str, str]] = []
+
+
+def _unavailable(what: str, error: BaseException) -> None:
+    reason = f"{SKIP_PREFIX} {what} did not answer ({type(error).__name__}: {error})"
+    if CI:
+        pytest.fail(f"{reason}; with CI=true a missing server is a failure", pytrace=False)
+    pytest.skip(reason)
+
+
+# ---------------------------------------------------------------- real services
+
+
+@pytest.fixture(scope="session")
+def pg_url() -> str:
+    """A fresh, migrated test database on the real PostgreSQL."""
+    try:
+        in_thread(asyncio.run, recreate_pg_database(TEST_DATABASE_URL))
+    except (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+        _unavailable(f"PostgreSQL ({TEST_DATABASE_URL})", exc)
+    run_alembic(TEST_DATABASE_URL, "upgrade", "head")
+    return TEST_DATABASE_URL
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> str:
+    try:
+        client = redis.Redis.from_url(TEST_REDIS_URL, socket_connect_timeout=3)
+        client.ping()
+        client.close()
+    except (redis.ConnectionError, redis.TimeoutError, OSError) as exc:
+        _unavailable(f"Redis ({TEST_REDIS_URL})", exc)
+    return TEST_REDIS_URL
+
+
+@pytest.fixture
+def settings_overrides() -> dict[str, Any]:
+    """Override in a test module (or parametrize) to change settings of ``app``."""
+    return {}
+
+
+@pytest.fixture
+async def settings(
+    pg_url: str, redis_url: str, tmp_path: Path, settings_overrides: dict[str, Any]
+) -> Settings:
+    await truncate_pg_tables(pg_url)
+    client = redis.asyncio.Redis.from_url(redis_url)
+    await client.flushdb()
+    await client.aclose()
+    return Settings(
+        env="test",
+        database_url=pg_url,
+        redis_url=redis_url,
+        var_dir=tmp_path,
+        frontend_dir=tmp_path / "no-frontend",
+        **settings_overrides,
+    )
+
+
+@pytest.fixture
+async def app(settings: Settings) -> AsyncIterator[FastAPI]:
+    app = create_app(settings)
+    # The app keeps what its lifespan built on app.state, so the bare app is what
+    # clients talk to (LifespanManager only runs startup and shutdown around it).
+    async with LifespanManager(app):
+        yield app
+
+
+@pytest.fixture
+async def make_client(app: FastAPI) -> AsyncIterator[Callable[[], httpx.AsyncClient]]:
+    """Build more clients on the same app (each with its own cookie jar)."""
+    clients: list[httpx.AsyncClient] = []
+
+    def make() -> httpx.AsyncClient:
+        client = httpx.AsyncClient(
+            transport=httpx.ASGITransport(app=app), base_url="http://testserver"
+        )
+        clients.append(client)
+        return client
+
+    yield make
+    for client in clients:
+        await client.aclose()
+
+
+@pytest.fixture
+def client(make_client: Callable[[], httpx.AsyncClient]) -> httpx.AsyncClient:
+    return make_client()
+
+
+@pytest.fixture
+async def db(app: FastAPI) -> AsyncIterator[AsyncSession]:
+    """A session on the app's database, to check what was (or was not) stored."""
+    async with app.state.sessionmaker() as session:
+        yield session
+
+
+# ---------------------------------------------------------------- embedded default
+
+
+@pytest.fixture
+def embedded_settings(tmp_path: Path) -> Settings:
+    url = f"sqlite+aiosqlite:///{tmp_path}/buraco.db"
+    run_alembic(url, "upgrade", "head")
+    return Settings(
+        env="test",
+        database_url=url,
+        redis_url="memory://",
+        var_dir=tmp_path,
+        frontend_dir=tmp_path / "no-frontend",
+    )
+
+
+@pytest.fixture
+async def embedded_app(embedded_settings: Settings) -> AsyncIterator[FastAPI]:
+    app = create_app(embedded_settings)
+    async with LifespanManager(app):
+        yield app
+
+
+@pytest.fixture
+async def embedded_client(embedded_app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
+    transport = httpx.ASGITransport(app=embedded_app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as c:
+        yield c
+
+
+# ---------------------------------------------------------------- reporting
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if REAL_SERVICE_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.real_services)
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if report.skipped and isinstance(report.longrepr, tuple):
+        reason = str(report.longrepr[2])
+        if SKIP_PREFIX in reason:
+            _skipped_for_services.append((report.nodeid, reason.split(SKIP_PREFIX, 1)[1]))
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    if not _skipped_for_services:
+        return
+    reasons = sorted({reason.strip() for _, reason in _skipped_for_services})
+    terminalreporter.section("tests skipped: real PostgreSQL/Redis not available", yellow=True)
+    terminalreporter.write_line(
+        f"{len(_skipped_for_services)} tests need the real servers and were SKIPPED:"
+    )
+    for reason in reasons:
+        terminalreporter.write_line(f"  - {reason}")
+    for nodeid, _ in _skipped_for_services:
+        terminalreporter.write_line(f"    {nodeid}")
+    terminalreporter.write_line(
+        "Start PostgreSQL and Redis on localhost (or set BURACO_TEST_DATABASE_URL / "
+        "BURACO_TEST_REDIS_URL) to run them."
+    )

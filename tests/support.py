@@ -1,0 +1,106 @@
+"""Helpers for the test suite: databases, migrations and service checks."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import asyncpg
+from alembic import command
+from alembic.config import Config
+from sqlalchemy.engine import make_url
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+T = TypeVar("T")
+
+
+def in_thread(fn: Callable[..., T], *args: Any) -> T:
+    """Call ``fn(*args)`` in a fresh thread and return its result (or raise its error).
+
+    Alembic's env.py calls asyncio.run(), and pytest-asyncio owns the main thread's
+    event loop; a separate thread keeps the two apart. Pass ``asyncio.run, coro()`` to
+    run a coroutine there.
+    """
+    result: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            result["value"] = fn(*args)
+        except BaseException as exc:  # handed back to the caller below
+            result["error"] = exc
+
+    thread = threading.Thread(target=target)
+    thread.start()
+    thread.join()
+    if "error" in result:
+        raise result["error"]
+    return result["value"]  # type: ignore[no-any-return]
+
+
+def alembic_config(url: str) -> Config:
+    cfg = Config(str(REPO_ROOT / "alembic.ini"))
+    cfg.set_main_option("sqlalchemy.url", url)
+    cfg.attributes["configure_logger"] = False
+    return cfg
+
+
+def run_alembic(url: str, action: str, revision: str = "head") -> None:
+    """``action`` is upgrade, downgrade or check."""
+    in_thread(_alembic_sync, alembic_config(url), action, revision)
+
+
+def _alembic_sync(cfg: Config, action: str, revision: str) -> None:
+    if action == "upgrade":
+        command.upgrade(cfg, revision)
+    elif action == "downgrade":
+        command.downgrade(cfg, revision)
+    elif action == "check":
+        command.check(cfg)
+    else:
+        raise ValueError(action)
+
+
+def asyncpg_dsn(url: str, database: str | None = None) -> str:
+    parsed = make_url(url).set(drivername="postgresql")
+    if database is not None:
+        parsed = parsed.set(database=database)
+    return parsed.render_as_string(hide_password=False)
+
+
+async def recreate_pg_database(url: str, timeout: float = 5.0) -> None:
+    """Drop and create the database named in ``url`` (connecting to ``postgres``)."""
+    name = make_url(url).database
+    if not name or not name.replace("_", "").isalnum():
+        raise ValueError(f"refusing to recreate a database named {name!r}")
+    conn = await asyncpg.connect(asyncpg_dsn(url, "postgres"), timeout=timeout)
+    try:
+        await conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        await conn.execute(f'CREATE DATABASE "{name}"')
+    finally:
+        await conn.close()
+
+
+async def drop_pg_database(url: str) -> None:
+    name = make_url(url).database
+    conn = await asyncpg.connect(asyncpg_dsn(url, "postgres"), timeout=5.0)
+    try:
+        await conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    finally:
+        await conn.close()
+
+
+async def truncate_pg_tables(url: str) -> None:
+    """Empty every table but alembic_version (ids restart at 1)."""
+    conn = await asyncpg.connect(asyncpg_dsn(url))
+    try:
+        rows = await conn.fetch(
+            "SELECT tablename FROM pg_tables "
+            "WHERE schemaname = 'public' AND tablename <> 'alembic_version'"
+        )
+        if rows:
+            names = ", ".join(f'"{r["tablename"]}"' for r in rows)
+            await conn.execute(f"TRUNCATE {names} RESTART IDENTITY CASCADE")
+    finally:
+        await conn.close()
