@@ -18,7 +18,8 @@ from sqlalchemy.ext.asyncio import create_async_engine
 
 from app.core.config import Settings
 from app.core.db import Base, ensure_sqlite_dir
-from app.users import models as _users_models  # noqa: F401  (registers the tables)
+from app.tables import models as _tables_models  # noqa: F401  (registers the tables)
+from app.users import models as _users_models  # noqa: F401
 
 config = context.config
 if config.config_file_name is not None and config.attributes.get("configure_logger", True):
