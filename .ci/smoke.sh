@@ -40,7 +40,7 @@ if [ -z "$ready" ]; then
 fi
 echo "smoke: /readyz answered"
 
-USER_NAME="smoke_$(date +%s)_$RANDOM"
+USER_NAME="s$(date +%s)$RANDOM"
 BODY="{\"username\":\"$USER_NAME\",\"password\":\"correct horse battery\"}"
 
 expect_status() {  # expected, then curl arguments
