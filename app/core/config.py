@@ -57,6 +57,9 @@ class Settings(BaseSettings):
     login_limit_per_username: int = Field(default=10, ge=1)
     login_limit_per_ip: int = Field(default=50, ge=1)
     login_window_seconds: int = Field(default=300, ge=1)
+    # New accounts (signups and guests) per client address and window.
+    signup_limit_per_ip: int = Field(default=30, ge=1)
+    signup_window_seconds: int = Field(default=3600, ge=1)
 
     # WebSockets: origins a browser may open a socket from (comma-separated or JSON list).
     ws_allowed_origins: Annotated[list[str], NoDecode] = Field(
@@ -66,6 +69,8 @@ class Settings(BaseSettings):
     # Game clocks.
     turn_seconds: int = Field(default=30, ge=1)
     turbo_turn_seconds: int = Field(default=12, ge=1)
+    # Bots wait this long before each move so they feel human (0 in tests).
+    bot_delay_seconds: float = Field(default=0.8, ge=0, le=10)
     disconnect_grace_seconds: int = Field(default=60, ge=0)
 
     # Economy.

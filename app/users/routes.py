@@ -48,11 +48,14 @@ def _set_session_cookie(response: Response, token: str, settings: Settings) -> N
 )
 async def register(
     body: RegisterIn,
+    request: Request,
     response: Response,
     db: DbDep,
+    redis: RedisDep,
     passwords: PasswordsDep,
     settings: SettingsDep,
 ) -> MeOut:
+    await service.throttle_signup(redis, settings, client_ip(request))
     user, token = await service.register(db, passwords, body, settings)
     await db.commit()
     _set_session_cookie(response, token, settings)
@@ -95,7 +98,10 @@ async def logout(request: Request, db: DbDep, settings: SettingsDep) -> Response
 
 
 @router.post("/auth/guest", response_model=MeOut, status_code=status.HTTP_201_CREATED)
-async def guest(response: Response, db: DbDep, settings: SettingsDep) -> MeOut:
+async def guest(
+    request: Request, response: Response, db: DbDep, redis: RedisDep, settings: SettingsDep
+) -> MeOut:
+    await service.throttle_signup(redis, settings, client_ip(request))
     user, token = await service.create_guest(db, settings)
     await db.commit()
     _set_session_cookie(response, token, settings)

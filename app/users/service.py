@@ -93,17 +93,26 @@ async def login(
 
 
 async def _throttle_login(redis: Redis, settings: Settings, username: str, ip: str) -> None:
-    window = settings.login_window_seconds
     checks = [
         (f"rl:login:ip:{ip}", settings.login_limit_per_ip),
         (f"rl:login:user:{username.lower()}", settings.login_limit_per_username),
     ]
+    await _throttle(redis, checks, settings.login_window_seconds, "login attempts")
+
+
+async def throttle_signup(redis: Redis, settings: Settings, ip: str) -> None:
+    """New accounts (full or guest) per client address: keeps a flood from filling the db."""
+    checks = [(f"rl:signup:ip:{ip}", settings.signup_limit_per_ip)]
+    await _throttle(redis, checks, settings.signup_window_seconds, "new accounts")
+
+
+async def _throttle(redis: Redis, checks: list[tuple[str, int]], window: int, what: str) -> None:
     for key, limit in checks:
         verdict = await ratelimit.hit(redis, key, limit, window)
         if not verdict.allowed:
             raise AppError(
                 "rate_limited",
-                f"Too many login attempts. Try again in {verdict.retry_after} seconds.",
+                f"Too many {what}. Try again in {verdict.retry_after} seconds.",
                 429,
                 headers={"Retry-After": str(verdict.retry_after)},
             )

@@ -45,3 +45,24 @@ async def test_too_many_logins_from_one_address_get_429(client: httpx.AsyncClien
     _assert_429(
         await client.post("/api/auth/login", json={"username": "ghost_new", "password": PASSWORD})
     )
+
+
+SIGNUP_LIMITS = {"signup_limit_per_ip": 3, "signup_window_seconds": 600}
+
+
+@pytest.mark.parametrize("settings_overrides", [SIGNUP_LIMITS])
+async def test_new_accounts_per_address_are_limited(
+    client: httpx.AsyncClient, snapshot: Snapshot
+) -> None:
+    await register(client, "Quino")
+    assert (await client.post("/api/auth/guest")).status_code == 201
+    assert (await client.post("/api/auth/guest")).status_code == 201
+    before = await snapshot()
+    for r in (
+        await client.post("/api/auth/guest"),
+        await client.post("/api/auth/register", json={"username": "Zoe", "password": PASSWORD}),
+    ):
+        assert r.status_code == 429
+        assert r.json()["error"]["code"] == "rate_limited"
+        assert 1 <= int(r.headers["retry-after"]) <= 600
+    assert await snapshot() == before
