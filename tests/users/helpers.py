@@ -6,19 +6,12 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import httpx
-from sqlalchemy import func, select
-from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.users.models import User
 from app.users.tokens import SESSION_COOKIE
 
 PASSWORD = "correct horse battery"
 
 Snapshot = Callable[[], Awaitable[dict[str, Any]]]
-
-
-async def count_users(db: AsyncSession) -> int:
-    return int((await db.execute(select(func.count()).select_from(User))).scalar_one())
 
 
 async def register(
