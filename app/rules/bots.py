@@ -24,7 +24,7 @@ from .state import DRAW, State
 
 
 class Rng(Protocol):
-    def randrange(self, stop: int) -> int: ...
+    def randrange(self, start: int, stop: int | None = None, step: int = 1) -> int: ...
 
 
 class Bot(Protocol):
@@ -77,7 +77,9 @@ class GreedyBot:
         pile = state.discard
         hand = state.hands[seat]
         if pile and rules.discard_pile == "open":
-            if len(pile) >= 3 or self._fits(state, seat, pile[-1]):
+            if (len(pile) >= 3 or self._fits(state, seat, pile[-1])) and _accepts(
+                state, seat, C.TakeDiscard()
+            ):
                 return C.TakeDiscard()
         elif pile:
             takes: list[tuple[int, C.Command]] = []

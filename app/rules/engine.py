@@ -8,7 +8,8 @@ events it returns fold with ``evolve`` into exactly the state it returns.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 from . import commands as C
 from . import events as E
@@ -18,8 +19,18 @@ from .melds import CLEAN_KINDS, GROUP, Meld, add_to_meld, build_meld, canasta_ki
 from .ruleset import RuleSet
 from .scoring import best_team, score_hand
 from .state import (
-    DRAW, HAND_OVER, M_NONE, M_STOCK, M_TABLE, M_TAKEN, M_USED, MAX_HANDS, MAX_TURNS, OVER,
-    PLAY, State,
+    DRAW,
+    HAND_OVER,
+    M_NONE,
+    M_STOCK,
+    M_TABLE,
+    M_TAKEN,
+    M_USED,
+    MAX_HANDS,
+    MAX_TURNS,
+    OVER,
+    PLAY,
+    State,
 )
 
 
@@ -44,7 +55,7 @@ def apply(state: State, seat: int, command: C.Command) -> tuple[list[E.Event], S
     if type(command) is C.Deal:
         if seat != C.SYSTEM:
             raise RuleViolation("not_allowed", "only the table deals")
-        return _deal(state, command)  # type: ignore[arg-type]
+        return _deal(state, command)
     _check_turn(state, seat)
     events: list[E.Event] = []
     new = handler(state, seat, command, events)
@@ -185,7 +196,30 @@ def _take(state: State, seat: int, cmd: C.TakeDiscard, events: list[E.Event]) ->
     if cmd.add is not None:
         team, index = cmd.add
         return _add(state, seat, team, index, (card,), cmd.wild_as, events)
+    single = state.taken_single
+    if (single >= 0 and all(c == single for c in state.hands[seat])
+            and not _can_lay_all(state, seat)):
+        raise RuleViolation("stranded", "you would hold only cards you may not discard")
     return state
+
+
+def _can_lay_all(state: State, seat: int) -> bool:
+    """No stranding (section 6) for a single card taken alone: the hand holds only copies
+    of it, none of which may be discarded, so the take stands only if one meld or add can
+    lay the whole hand down (a play that leaves a copy behind is refused as stranded)."""
+    hand = state.hands[seat]
+    rules = state.rules
+    own = rules.team_of(seat)
+    teams = range(rules.teams) if rules.add_to_any_meld else (own,)
+    plays: list[C.Command] = [C.LayMeld(hand)]
+    plays += [C.AddToMeld(t, i, hand) for t in teams for i in range(len(state.melds[t]))]
+    for play in plays:
+        try:
+            _HANDLERS[type(play)](state, seat, play, [])
+        except RuleViolation:
+            continue
+        return True
+    return False
 
 
 def _lay(
@@ -195,9 +229,10 @@ def _lay(
     team = rules.team_of(seat)
     _take_from_hand(state.hands[seat], cards)
     meld = build_meld(cards, rules, team, wild_as)
-    if meld.kind == GROUP and rules.one_group_per_rank:
-        if any(m.kind == GROUP and m.rank == meld.rank for m in state.melds[team]):
-            raise RuleViolation("group_rank_taken", "your side already has a group of that rank")
+    if meld.kind == GROUP and rules.one_group_per_rank and any(
+        m.kind == GROUP and m.rank == meld.rank for m in state.melds[team]
+    ):
+        raise RuleViolation("group_rank_taken", "your side already has a group of that rank")
     state = _emit(state, events, E.Melded(seat, tuple(cards), meld))
     return _after_play(state, seat, team, events)
 
@@ -305,7 +340,7 @@ def _deal(state: State, cmd: C.Deal) -> tuple[list[E.Event], State]:
     return events, _exhaust_stock(new, events)
 
 
-_HANDLERS = {
+_HANDLERS: dict[type, Callable[..., State]] = {
     C.Draw: _draw, C.TakeDiscard: _take, C.LayMeld: _meld_cmd, C.AddToMeld: _add_cmd,
     C.Discard: _discard, C.Deal: _deal,
 }
@@ -415,7 +450,7 @@ def _ev_ended(state: State, e: E.HandEnded) -> State:
     )
 
 
-_EVOLVE = {
+_EVOLVE: dict[type, Callable[[State, Any], State]] = {
     E.HandStarted: _ev_started, E.Drew: _ev_drew, E.TookPile: _ev_took,
     E.Melded: _ev_melded, E.Added: _ev_added, E.Discarded: _ev_discarded,
     E.MuertoTaken: _ev_muerto, E.MuertoToStock: _ev_to_stock, E.HandEnded: _ev_ended,

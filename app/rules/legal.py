@@ -22,7 +22,9 @@ def _wild_ids(counts: Counter[int]) -> list[int]:
     return [c for c in counts if WILD_CAPABLE[c] and counts[c] > 0]
 
 
-def meld_candidates(hand: tuple[int, ...], groups: bool) -> Iterator[tuple[tuple[int, ...], int | None]]:
+def meld_candidates(
+    hand: tuple[int, ...], groups: bool
+) -> Iterator[tuple[tuple[int, ...], int | None]]:
     """(cards, wild_as) for every run window and group the hand could form."""
     counts = Counter(hand)
     wilds = _wild_ids(counts)
@@ -193,7 +195,7 @@ def legal_commands(state: State, seat: int) -> list[C.Command]:
                     offer(C.TakeDiscard(depth, tuple(sorted(rest)), None, wild_as))
             for team in teams:
                 for index, m in enumerate(state.melds[team]):
-                    for cards, wild_as in add_candidates(m, (card,)):
+                    for _cards, wild_as in add_candidates(m, (card,)):
                         offer(C.TakeDiscard(depth, None, (team, index), wild_as))
         return out
     for cards, wild_as in meld_candidates(hand, rules.groups):

@@ -375,9 +375,8 @@ def _place_natural(
         if k == hi + 1:
             if _check_span(lo, k, wslot, rules) is None:
                 return lo, k, wild, wslot
-        elif k == lo - 1:
-            if _check_span(k, hi, wslot, rules) is None:
-                return k, hi, wild, wslot
+        elif k == lo - 1 and _check_span(k, hi, wslot, rules) is None:
+            return k, hi, wild, wslot
     return None
 
 
