@@ -9,12 +9,19 @@ from fastapi import FastAPI
 from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 
+from app.api import ws
 from app.api.routes import health
 from app.core.config import Settings
 from app.core.db import create_engine, create_sessionmaker
 from app.core.errors import install_error_handlers
 from app.core.logging import RequestLogMiddleware, configure_logging
 from app.core.redis import close_redis, create_redis
+from app.tables import routes as tables_routes
+from app.tables.archive import GameArchive
+from app.tables.fanout import Hub
+from app.tables.hooks import FreeTables
+from app.tables.service import TableService
+from app.tables.timers import TimerLoop
 from app.users import routes as users_routes
 from app.users.passwords import Passwords
 
@@ -46,9 +53,20 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             memory_kib=settings.argon2_memory_kib,
             parallelism=settings.argon2_parallelism,
         )
+        tables = TableService(
+            redis, settings, hooks=FreeTables(), archive=GameArchive(app.state.sessionmaker),
+            bot_delay=settings.bot_delay_seconds,
+        )
+        hub = Hub(redis)
+        timers = TimerLoop(tables)
+        app.state.tables, app.state.hub, app.state.timers = tables, hub, timers
+        await hub.start()
+        await timers.start()
         try:
             yield
         finally:
+            await timers.stop()
+            await hub.stop()
             await close_redis(redis)
             await engine.dispose()
 
@@ -65,6 +83,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     app.include_router(health.router)
     app.include_router(users_routes.router)
+    app.include_router(tables_routes.router)
+    app.include_router(ws.router)
     _mount_frontend(app, settings)
     return app
 

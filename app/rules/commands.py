@@ -27,7 +27,7 @@ class LayMeld(NamedTuple):
 
 class AddToMeld(NamedTuple):
     team: int
-    index: int
+    index: int  # type: ignore[assignment]  # shadows tuple.index, harmlessly
     cards: tuple[int, ...]
     wild_as: int | None = None
 

@@ -101,8 +101,8 @@ def check(state: State, checks: dict[str, Any]) -> None:
             _expect("turn", want, state.turn)
         elif key == "hand":
             for seat, cards in want.items():
-                got = Counter(render_cards(state.hands[int(seat)]))
-                _expect(f"hand of seat {seat}", Counter(cards), got)
+                held = Counter(render_cards(state.hands[int(seat)]))
+                _expect(f"hand of seat {seat}", Counter(cards), held)
         elif key == "hand_size":
             for seat, n in want.items():
                 _expect(f"hand size of seat {seat}", n, len(state.hands[int(seat)]))
@@ -118,16 +118,16 @@ def check(state: State, checks: dict[str, Any]) -> None:
                 _expect(f"melds of team {team}", exp, got)
         elif key == "canastas":
             for team, kinds in want.items():
-                got = [canasta_kind(m, rules) for m in state.melds[int(team)]]
-                _expect(f"canastas of team {team}", kinds, [k for k in got if k])
+                found = [canasta_kind(m, rules) for m in state.melds[int(team)]]
+                _expect(f"canastas of team {team}", kinds, [k for k in found if k])
         elif key == "discard":
             _expect("discard pile", want, render_cards(state.discard))
         elif key == "stock_size":
             _expect("stock size", want, len(state.stock))
         elif key == "muerto_taken":
             for team, taken in want.items():
-                got = state.muerto_status[int(team)] in (M_TAKEN, M_USED)
-                _expect(f"muerto taken by team {team}", taken, got)
+                was_taken = state.muerto_status[int(team)] in (M_TAKEN, M_USED)
+                _expect(f"muerto taken by team {team}", taken, was_taken)
         elif key == "over":
             _expect("over", want, state.phase in (HAND_OVER, OVER) and state.hand_no > 0
                     and state.end_reason != "")

@@ -14,15 +14,15 @@ from .ruleset import RuleSet
 
 
 class Rng(Protocol):
-    def randrange(self, stop: int) -> int: ...
+    def randrange(self, start: int, stop: int | None = None, step: int = 1) -> int: ...
 
 
 def shuffled_deck(rules: RuleSet, rng: Rng | None = None) -> list[int]:
     """A uniformly shuffled 108- or 104-card deck (Fisher-Yates)."""
-    rng = rng or secrets.SystemRandom()
+    source: Rng = rng or secrets.SystemRandom()
     deck = list(full_deck(rules.jokers))
     for i in range(len(deck) - 1, 0, -1):
-        j = rng.randrange(i + 1)
+        j = source.randrange(i + 1)
         deck[i], deck[j] = deck[j], deck[i]
     return deck
 

@@ -49,13 +49,13 @@ def fold(state: State, events: Iterable[E.Event]) -> State:
 
 
 def apply(state: State, seat: int, command: C.Command) -> tuple[list[E.Event], State]:
-    handler = _HANDLERS.get(type(command))
-    if handler is None:
-        raise RuleViolation("bad_command", "unknown command")
     if type(command) is C.Deal:
         if seat != C.SYSTEM:
             raise RuleViolation("not_allowed", "only the table deals")
         return _deal(state, command)
+    handler = _HANDLERS.get(type(command))
+    if handler is None:
+        raise RuleViolation("bad_command", "unknown command")
     _check_turn(state, seat)
     events: list[E.Event] = []
     new = handler(state, seat, command, events)
@@ -342,7 +342,7 @@ def _deal(state: State, cmd: C.Deal) -> tuple[list[E.Event], State]:
 
 _HANDLERS: dict[type, Callable[..., State]] = {
     C.Draw: _draw, C.TakeDiscard: _take, C.LayMeld: _meld_cmd, C.AddToMeld: _add_cmd,
-    C.Discard: _discard, C.Deal: _deal,
+    C.Discard: _discard,
 }
 
 

@@ -35,7 +35,7 @@ class Melded(NamedTuple):
 class Added(NamedTuple):
     seat: int
     team: int
-    index: int
+    index: int  # type: ignore[assignment]  # shadows tuple.index, harmlessly
     cards: tuple[int, ...]
     meld: Meld  # the meld after the cards went in
 

@@ -46,7 +46,8 @@ _cache: list[Any] = [None, None]  # (state, public part): states are immutable
 
 def _public(state: State) -> dict[str, Any]:
     if _cache[0] is state:
-        return _cache[1]  # type: ignore[no-any-return]
+        cached: dict[str, Any] = _cache[1]
+        return cached
     rules = state.rules
     revealed = state.phase in (HAND_OVER, OVER) and state.end_reason != ""
     public: dict[str, Any] = {

@@ -1,0 +1,65 @@
+"""Finished games go to Postgres once; replays and the provably-fair check read them."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from app.core.errors import AppError
+from app.rules.deal import deal_commitment, deal_from_dict
+from app.tables.meta import TableMeta
+from app.tables.models import Game
+
+
+class GameArchive:
+    def __init__(self, sessionmaker: async_sessionmaker[AsyncSession]) -> None:
+        self.sessionmaker = sessionmaker
+
+    async def __call__(self, meta: TableMeta, log: list[Any]) -> None:
+        """Write the game once (keyed by its id: a second call changes nothing)."""
+        assert meta.game_id is not None
+        async with self.sessionmaker() as db:
+            if await db.get(Game, meta.game_id) is not None:
+                return
+            totals: list[int] = []
+            winner = None
+            for record in reversed(log):
+                event = record.get("e") or {}
+                if event.get("type") == "hand_ended":
+                    totals = list(event["totals"])
+                    winner = event["match_winner"] if event["match_over"] else None
+                    break
+            started = datetime.fromtimestamp(meta.started_at or meta.created_at, UTC)
+            db.add(Game(
+                id=meta.game_id, table_id=meta.id, preset=meta.preset, rules=meta.rules,
+                seats=[s.model_dump() if s else None for s in meta.seats], bet=meta.bet,
+                hands=[h.model_dump() for h in meta.hands], events=log, totals=totals,
+                winner_team=winner, status="finished", started_at=started,
+                ended_at=datetime.now(UTC),
+            ))
+            try:
+                await db.commit()
+            except IntegrityError:
+                await db.rollback()  # raced with another process: it is written already
+
+
+async def load_game(db: AsyncSession, game_id: str) -> Game:
+    game = await db.get(Game, game_id)
+    if game is None:
+        raise AppError("game_not_found", "There is no finished game with that id.", 404)
+    return game
+
+
+def verify(game: Game) -> dict[str, Any]:
+    """Recompute each hand's SHA-256 from the revealed deal and salt."""
+    hands = []
+    for h in game.hands:
+        recomputed = deal_commitment(deal_from_dict(h["deal"]), h["salt"])
+        hands.append({"hand_no": h["hand_no"], "commitment": h["commitment"],
+                      "recomputed": recomputed, "ok": recomputed == h["commitment"],
+                      "deal": h["deal"], "salt": h["salt"]})
+    return {"game_id": game.id, "ok": all(h["ok"] for h in hands) and bool(hands),
+            "hands": hands}

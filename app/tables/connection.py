@@ -1,0 +1,298 @@
+"""One WebSocket connection: parse, rate-limit, dispatch; one pump writes every frame."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from typing import Any
+
+import orjson
+from pydantic import ValidationError
+from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
+
+from app.core.errors import AppError
+from app.rules.legal import legal_commands
+from app.rules.serialize import command_from_dict, command_to_dict
+from app.tables import lobby
+from app.tables.fanout import Hub, TableWatch, snapshot_frame
+from app.tables.protocol import (
+    CLIENT_MESSAGE,
+    MAX_FRAME_BYTES,
+    RATE_PER_SECOND,
+    CommandMsg,
+    LeaveMsg,
+    LegalMsg,
+    LobbyMsg,
+    Ping,
+    Unwatch,
+    Watch,
+    error_frame,
+)
+from app.tables.service import TableService
+from app.tables.store import LOBBY_CHANNEL, table_channel, user_channel
+
+log = logging.getLogger("app.ws")
+
+PRESENCE_KEY = "presence:online"
+MAX_QUEUE = 2000  # frames waiting for a slow socket before we drop it (it resyncs)
+FLOOD_CLOSE_AFTER = 100  # messages refused for rate in a row before the socket is closed
+
+
+class Connection:
+    def __init__(self, ws: WebSocket, user_id: int, name: str, hub: Hub,
+                 svc: TableService) -> None:
+        self.ws = ws
+        self.user_id = user_id
+        self.name = name
+        self.hub = hub
+        self.svc = svc
+        self.queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
+        self.watches: dict[str, TableWatch] = {}
+        self.tokens = float(RATE_PER_SECOND)
+        self.stamp = time.monotonic()
+        self.refused = 0
+        self.closed = False
+
+    # -- delivery from the hub (runs in the hub's task: never blocks)
+
+    def deliver(self, channel: str, payload: Any) -> None:
+        if self.queue.qsize() >= MAX_QUEUE:
+            self.closed = True
+            return
+        self.queue.put_nowait(("pub", (channel, payload)))
+
+    def send(self, frame: dict[str, Any]) -> None:
+        self.queue.put_nowait(("frame", frame))
+
+    # -- lifecycle
+
+    async def run(self) -> None:
+        await self.hub.add(user_channel(self.user_id), self.deliver)
+        await self.svc.redis.zadd(PRESENCE_KEY, {str(self.user_id): time.time()})
+        self.send({"type": "hello", "user": {"id": self.user_id, "name": self.name}})
+        pump = asyncio.create_task(self._pump())
+        try:
+            await self._read()
+        finally:
+            self.closed = True
+            pump.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await pump
+            await self._cleanup()
+
+    async def _cleanup(self) -> None:
+        await self.hub.remove(user_channel(self.user_id), self.deliver)
+        await self.hub.remove(LOBBY_CHANNEL, self.deliver)
+        for table_id in list(self.watches):
+            await self._unwatch(table_id)
+
+    async def _read(self) -> None:
+        while not self.closed:
+            try:
+                message = await self.ws.receive()
+            except (WebSocketDisconnect, RuntimeError):
+                return
+            if message["type"] == "websocket.disconnect":
+                return
+            text = message.get("text")
+            if text is None:
+                data = message.get("bytes") or b""
+                if len(data) > MAX_FRAME_BYTES:
+                    await self._close(1009)
+                    return
+                self.send(error_frame("bad_message", "Send JSON text frames."))
+                continue
+            if len(text) > MAX_FRAME_BYTES:
+                await self._close(1009)
+                return
+            if not self._allow():
+                self.refused += 1
+                if self.refused >= FLOOD_CLOSE_AFTER:
+                    await self._close(1008)
+                    return
+                self.send(error_frame("rate_limited", "Too many messages; slow down."))
+                continue
+            self.refused = 0
+            self.queue.put_nowait(("msg", text))
+
+    def _allow(self) -> bool:
+        now = time.monotonic()
+        self.tokens = min(RATE_PER_SECOND, self.tokens + (now - self.stamp) * RATE_PER_SECOND)
+        self.stamp = now
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True
+
+    async def _close(self, code: int) -> None:
+        self.closed = True
+        with contextlib.suppress(Exception):
+            await self.ws.close(code=code)
+
+    async def _write(self, frame: dict[str, Any]) -> None:
+        if self.ws.application_state != WebSocketState.CONNECTED:
+            self.closed = True
+            return
+        try:
+            await self.ws.send_text(orjson.dumps(frame).decode())
+        except Exception:
+            self.closed = True
+
+    # -- the pump: the only writer
+
+    async def _pump(self) -> None:
+        while not self.closed:
+            kind, item = await self.queue.get()
+            try:
+                if kind == "frame":
+                    await self._write(item)
+                elif kind == "msg":
+                    await self._handle_text(item)
+                else:
+                    await self._handle_pub(*item)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("connection of user %s failed on %s", self.user_id, kind)
+                await self._write(error_frame("internal_error", "Something went wrong."))
+        if self.ws.application_state == WebSocketState.CONNECTED:
+            await self._close(1011 if self.queue.qsize() >= MAX_QUEUE else 1000)
+
+    async def _handle_pub(self, channel: str, payload: Any) -> None:
+        if channel.startswith("tch:"):
+            watch = self.watches.get(payload.get("t", ""))
+            if watch is None:
+                return
+            for record in payload.get("records", []):
+                v = record["v"]
+                if v <= watch.last_v:
+                    continue  # already seen (a resync or a snapshot covered it)
+                if v > watch.last_v + 1 and not await self._fill_gap(watch, v - 1):
+                    return
+                if v <= watch.last_v:
+                    continue
+                await self._write(watch.frame(record))
+                watch.last_v = v
+            return
+        await self._write(payload)  # lobby and personal messages go out as they are
+
+    async def _fill_gap(self, watch: TableWatch, upto: int) -> bool:
+        """Versions were lost on the way (pub/sub is at most once): read them from the
+        stream, or send a fresh snapshot when the stream no longer has them."""
+        records = await self.svc.store.records_since(watch.table_id, watch.last_v, upto)
+        if records is None:
+            await self._snapshot(watch)
+            return True
+        for record in records:
+            await self._write(watch.frame(record))
+            watch.last_v = record["v"]
+        return True
+
+    async def _snapshot(self, watch: TableWatch) -> None:
+        v, meta, state = await self.svc.load(watch.table_id)
+        watch.update_meta(meta)
+        watch.last_v = v
+        await self._write(snapshot_frame(watch.table_id, v, meta, state, watch.seat))
+
+    # -- client messages
+
+    async def _handle_text(self, text: str) -> None:
+        try:
+            raw = orjson.loads(text)
+        except orjson.JSONDecodeError:
+            await self._write(error_frame("bad_json", "That frame is not valid JSON."))
+            return
+        try:
+            msg = CLIENT_MESSAGE.validate_python(raw)
+        except ValidationError as exc:
+            cid = raw.get("cid") if isinstance(raw, dict) and isinstance(raw.get("cid"), str) \
+                else None
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first.get("loc", ())) or "message"
+            await self._write(error_frame(
+                "bad_message", f"{where}: {first.get('msg', 'invalid')}", cid[:64] if cid else None
+            ))
+            return
+        try:
+            await self._dispatch(msg)
+        except AppError as exc:
+            cid = getattr(msg, "cid", None)
+            await self._write(error_frame(exc.code, exc.message, cid))
+
+    async def _dispatch(self, msg: Any) -> None:
+        if isinstance(msg, Ping):
+            await self.svc.redis.zadd(PRESENCE_KEY, {str(self.user_id): time.time()})
+            await self._write({"type": "pong", "t": time.time()})
+        elif isinstance(msg, LobbyMsg):
+            await self._lobby(msg.on)
+        elif isinstance(msg, Watch):
+            await self._watch(msg.table, msg.last_v)
+        elif isinstance(msg, Unwatch):
+            await self._unwatch(msg.table)
+        elif isinstance(msg, CommandMsg):
+            await self._command(msg)
+        elif isinstance(msg, LegalMsg):
+            await self._legal(msg.table)
+        elif isinstance(msg, LeaveMsg):
+            v = await self.svc.abandon(msg.table, self.user_id)
+            await self._write({"type": "left", "table": msg.table, "v": v})
+
+    async def _lobby(self, on: bool) -> None:
+        if not on:
+            await self.hub.remove(LOBBY_CHANNEL, self.deliver)
+            return
+        await self.hub.add(LOBBY_CHANNEL, self.deliver)
+        tables = await lobby.list_tables(self.svc, {})
+        await self._write({"type": "lobby", "tables": tables})
+
+    async def _watch(self, table_id: str, last_v: int | None) -> None:
+        _, meta, _ = await self.svc.load(table_id)
+        if not meta.may_watch(self.user_id):
+            raise AppError("not_invited", "That table is private.", 403)
+        watch = self.watches.get(table_id)
+        if watch is None:
+            watch = self.watches[table_id] = TableWatch(table_id, self.user_id)
+            await self.hub.add(table_channel(table_id), self.deliver)
+            if meta.seat_of(self.user_id) is not None and meta.status == "playing":
+                await self.svc.set_connected(table_id, self.user_id, True)
+        v, meta, state = await self.svc.load(table_id)
+        watch.update_meta(meta)
+        if last_v is not None and 0 < last_v <= v:
+            records = await self.svc.store.records_since(table_id, last_v, v)
+            if records is not None:
+                watch.last_v = last_v
+                await self._write({"type": "resume", "table": table_id, "from": last_v, "v": v})
+                for record in records:
+                    await self._write(watch.frame(record))
+                    watch.last_v = record["v"]
+                return
+        await self._snapshot(watch)
+
+    async def _unwatch(self, table_id: str) -> None:
+        watch = self.watches.pop(table_id, None)
+        if watch is None:
+            return
+        await self.hub.remove(table_channel(table_id), self.deliver)
+        if watch.seat is not None:
+            with contextlib.suppress(Exception):
+                _, meta, _ = await self.svc.load(table_id)
+                if meta.status == "playing":
+                    await self.svc.set_connected(table_id, self.user_id, False)
+
+    async def _command(self, msg: CommandMsg) -> None:
+        try:
+            command = command_from_dict(msg.command.model_dump(exclude_none=True))
+        except (ValueError, KeyError) as exc:
+            raise AppError("bad_card", str(exc)) from None
+        v = await self.svc.command(msg.table, self.user_id, msg.cid, command)
+        await self._write({"type": "ack", "cid": msg.cid, "table": msg.table, "v": v})
+
+    async def _legal(self, table_id: str) -> None:
+        v, meta, state = await self.svc.load(table_id)
+        seat = meta.seat_of(self.user_id)
+        if seat is None or state is None:
+            raise AppError("not_seated", "You do not play at that table.", 403)
+        commands = [command_to_dict(c) for c in legal_commands(state, seat)]
+        await self._write({"type": "legal", "table": table_id, "v": v, "commands": commands})

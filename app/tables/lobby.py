@@ -1,0 +1,222 @@
+"""Creating tables, seats, invitations, quick play and challenges (seed 000's lobby)."""
+
+from __future__ import annotations
+
+import secrets
+import time
+from typing import Any
+
+from app.core.errors import AppError
+from app.rules.errors import RuleViolation
+from app.rules.ruleset import PRESET_PLAYERS, make_ruleset
+from app.rules.state import State
+from app.tables.meta import MIN_BET, Seat, TableMeta
+from app.tables.schemas import CreateTableIn
+from app.tables.service import Change, TableService, table_record
+
+BOT_NAMES = ("Ana", "Luis", "Marta", "Jorge", "Lucía", "Pablo", "Sara", "Diego")
+QUICK_NAME = "¡Juega ya!"
+
+
+def bot_seat(i: int) -> Seat:
+    return Seat(user_id=None, name=f"Bot {BOT_NAMES[i % len(BOT_NAMES)]}", bot=True)
+
+
+def _new_id() -> str:
+    return secrets.token_urlsafe(9).replace("-", "x").replace("_", "y")
+
+
+def build_meta(host: int, host_name: str, body: CreateTableIn, kind: str = "table") -> TableMeta:
+    """A new table's meta with the host seated, or AppError for impossible options."""
+    overrides = dict(body.rules or {})
+    if body.target_score is not None:
+        overrides["target_score"] = body.target_score
+    try:
+        rules = make_ruleset(body.preset, body.players, overrides)
+    except RuleViolation as exc:
+        raise AppError(exc.code, exc.message, 422) from None
+    allowed = PRESET_PLAYERS.get(body.preset, (2, 4))
+    if body.players not in allowed and "pairs" not in overrides:
+        raise AppError(
+            "bad_players",
+            f"{body.preset} is played by {' or '.join(map(str, allowed))} players.", 422,
+        )
+    if not 0 <= body.seat < body.players:
+        raise AppError("bad_seat", "There is no such seat at that table.", 422)
+    seats: list[Seat | None] = [None] * body.players
+    seats[body.seat] = Seat(user_id=host, name=host_name)
+    special = body.private or body.turbo or body.players == 4
+    return TableMeta(
+        id=_new_id(), name=body.name or QUICK_NAME, host=host, kind=kind,  # type: ignore[arg-type]
+        preset=body.preset, overrides=overrides, rules=rules.to_dict(), players=body.players,
+        bet=body.bet, private=body.private, turbo=body.turbo,
+        special=special and kind == "table", target_score=rules.target_score, seats=seats,
+        created_at=time.time(),
+    )
+
+
+async def create_table(
+    svc: TableService, host: int, host_name: str, body: CreateTableIn, kind: str = "table",
+    invited: list[int] | None = None,
+) -> TableMeta:
+    meta = build_meta(host, host_name, body, kind)
+    meta.invited = list(invited or [])
+    if meta.special:
+        await svc.hooks.charge_special_table(host, meta.id)
+    try:
+        await svc.hooks.reserve_seat(host, meta.id, meta.bet)
+    except AppError:
+        if meta.special:
+            await svc.hooks.refund_special_table(host, meta.id)
+        raise
+    await svc.create(meta)
+    return meta
+
+
+async def sit(svc: TableService, table_id: str, user_id: int, name: str, seat: int | None) -> int:
+    """Take a seat (the first free one when ``seat`` is None). Holds the bet first."""
+    _, meta, _ = await svc.load(table_id)
+    _check_can_sit(meta, user_id, seat)
+    await svc.hooks.reserve_seat(user_id, table_id, meta.bet)
+
+    def decide(v: int, meta: TableMeta, state: State | None) -> Change:
+        _check_can_sit(meta, user_id, seat)
+        chosen = seat if seat is not None else meta.free_seats()[0]
+        meta = meta.model_copy(deep=True)
+        meta.seats[chosen] = Seat(user_id=user_id, name=name)
+        change = Change(meta=meta, records=[table_record("seat_taken", meta)], result=chosen)
+        change.after.append(lambda v: svc.after_table_change(meta))
+        return change
+
+    try:
+        _, change = await svc.mutate(table_id, decide)
+    except AppError:
+        await svc.hooks.release_seat(user_id, table_id)
+        raise
+    await svc.maybe_start(table_id)
+    return int(change.result)
+
+
+def _check_can_sit(meta: TableMeta, user_id: int, seat: int | None) -> None:
+    if meta.status != "waiting":
+        raise AppError("table_not_waiting", "That game has already started.", 409)
+    if meta.seat_of(user_id) is not None:
+        raise AppError("already_seated", "You already sit at that table.", 409)
+    if meta.private and user_id not in meta.invited and user_id != meta.host:
+        raise AppError("not_invited", "That table is private: you need an invitation.", 403)
+    if seat is not None:
+        if not 0 <= seat < len(meta.seats):
+            raise AppError("bad_seat", "There is no such seat at that table.", 422)
+        if meta.seats[seat] is not None:
+            raise AppError("seat_taken", "Someone already sits there.", 409)
+    elif not meta.free_seats():
+        raise AppError("table_full", "That table is full.", 409)
+
+
+async def stand(svc: TableService, table_id: str, user_id: int) -> None:
+    """Leave a seat before the game starts; the bet's hold is released."""
+
+    def decide(v: int, meta: TableMeta, state: State | None) -> Change:
+        seat = meta.seat_of(user_id)
+        if seat is None:
+            raise AppError("not_seated", "You do not sit at that table.", 409)
+        if meta.status != "waiting":
+            raise AppError("table_not_waiting", "The game has started: leave it instead.", 409)
+        meta = meta.model_copy(deep=True)
+        meta.seats[seat] = None
+        if not meta.humans():
+            meta.status = "closed"
+            meta.close_reason = "empty"
+        change = Change(meta=meta, records=[table_record("seat_left", meta)], result=meta)
+        change.after.append(lambda v: svc.after_table_change(meta))
+        return change
+
+    _, change = await svc.mutate(table_id, decide)
+    await svc.hooks.release_seat(user_id, table_id)
+    meta: TableMeta = change.result
+    if meta.status == "closed":
+        await _close_refunds(svc, meta)
+
+
+async def _close_refunds(svc: TableService, meta: TableMeta) -> None:
+    if meta.special:
+        await svc.hooks.refund_special_table(meta.host, meta.id)
+    await svc.store.expire(meta.id, 600)
+
+
+async def invite(svc: TableService, table_id: str, host: int, host_name: str,
+                 user_ids: list[int]) -> None:
+    def decide(v: int, meta: TableMeta, state: State | None) -> Change:
+        if meta.host != host:
+            raise AppError("not_host", "Only the host can invite.", 403)
+        if meta.status != "waiting":
+            raise AppError("table_not_waiting", "That game has already started.", 409)
+        meta = meta.model_copy(deep=True)
+        for uid in user_ids:
+            if uid not in meta.invited:
+                meta.invited.append(uid)
+        return Change(meta=meta, records=[table_record("invited", meta)], result=meta)
+
+    _, change = await svc.mutate(table_id, decide)
+    meta: TableMeta = change.result
+    for uid in user_ids:
+        await svc.notify_user(uid, {
+            "type": "invitation", "table": meta.summary(),
+            "from": {"id": host, "name": host_name},
+        })
+
+
+async def list_tables(svc: TableService, filters: dict[str, Any]) -> list[dict[str, Any]]:
+    out = []
+    for raw in await svc.store.list_lobby():
+        meta = TableMeta.model_validate_json(raw)
+        if meta.status != "waiting" or meta.private:
+            continue
+        if not _matches(meta, filters):
+            continue
+        out.append(meta.summary())
+    return out
+
+
+def _matches(meta: TableMeta, f: dict[str, Any]) -> bool:
+    if f.get("preset") and meta.preset != f["preset"]:
+        return False
+    if f.get("players") and meta.players != f["players"]:
+        return False
+    if f.get("min_bet") is not None and meta.bet < f["min_bet"]:
+        return False
+    if f.get("max_bet") is not None and meta.bet > f["max_bet"]:
+        return False
+    if f.get("free_seats") and len(meta.free_seats()) < f["free_seats"]:
+        return False
+    return not (f.get("turbo") is not None and meta.turbo != f["turbo"])
+
+
+async def quickplay(
+    svc: TableService, user_id: int, name: str, preset: str, players: int,
+    bots_after: float | None,
+) -> TableMeta:
+    """Sit at the oldest waiting public table of that modality at the minimum bet, or
+    open one and wait (optionally filling empty seats with bots after ``bots_after``)."""
+    candidates = await list_tables(svc, {"preset": preset, "players": players,
+                                         "min_bet": MIN_BET, "max_bet": MIN_BET})
+    for summary in sorted(candidates, key=lambda t: t["created_at"]):
+        if summary["turbo"] or any(s and s["user_id"] == user_id for s in summary["seats"]):
+            continue
+        try:
+            await sit(svc, summary["id"], user_id, name, None)
+        except AppError as exc:
+            if exc.code in ("seat_taken", "table_full", "table_not_waiting", "table_busy",
+                            "table_not_found"):
+                continue
+            raise
+        return (await svc.load(summary["id"]))[1]
+    body = CreateTableIn(name=QUICK_NAME, preset=preset, players=players, bet=MIN_BET)
+    meta = await create_table(svc, user_id, name, body, kind="quick")
+    if bots_after is not None:
+        member = f"quick|{meta.id}|0"
+        at = time.time() + bots_after
+        await svc.store.add_timer(member, at)
+        if svc.kick:
+            svc.kick(member, at)
+    return meta

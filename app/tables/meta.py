@@ -1,0 +1,99 @@
+"""A live table's metadata: options, seats, status, the fairness commitments.
+
+Kept in Redis beside the engine state. ``public()`` is what any viewer may see; the
+deals and salts of hands still in play never leave the server.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, NewType
+
+from pydantic import BaseModel, Field
+
+TableId = NewType("TableId", str)
+GameId = NewType("GameId", str)
+
+Status = Literal["waiting", "starting", "playing", "finished", "closed"]
+MIN_BET = 6_000
+
+
+class Seat(BaseModel):
+    user_id: int | None = None  # None for a bot
+    name: str
+    bot: bool = False
+    connected: bool = True
+    timeouts: int = 0  # turn timeouts in a row
+    abandoned: bool = False  # the person left; a bot plays the seat
+
+
+class HandFairness(BaseModel):
+    hand_no: int
+    commitment: str
+    deal: dict[str, Any]  # secret until the hand ends
+    salt: str  # secret until the hand ends
+    revealed: bool = False
+
+
+class TableMeta(BaseModel):
+    id: str
+    name: str
+    host: int
+    kind: Literal["table", "quick", "challenge"] = "table"
+    preset: str
+    overrides: dict[str, Any] = Field(default_factory=dict)
+    rules: dict[str, Any]  # the full validated rule set
+    players: int
+    bet: int
+    private: bool = False
+    turbo: bool = False
+    special: bool = False  # charged 1 credit at creation (pairs, turbo or private)
+    target_score: int = 0
+    seats: list[Seat | None]
+    invited: list[int] = Field(default_factory=list)
+    status: Status = "waiting"
+    created_at: float
+    started_at: float | None = None
+    game_id: str | None = None
+    hands: list[HandFairness] = Field(default_factory=list)
+    turn_deadline: float | None = None
+    bots_after: float | None = None  # quick play: fill empty seats with bots at this time
+    close_reason: str | None = None
+
+    def seat_of(self, user_id: int) -> int | None:
+        for i, seat in enumerate(self.seats):
+            if seat is not None and seat.user_id == user_id and not seat.bot:
+                return i
+        return None
+
+    def free_seats(self) -> list[int]:
+        return [i for i, seat in enumerate(self.seats) if seat is None]
+
+    def humans(self) -> list[int]:
+        return [s.user_id for s in self.seats if s is not None and s.user_id is not None]
+
+    def may_watch(self, user_id: int) -> bool:
+        return not self.private or user_id in self.invited or self.seat_of(user_id) is not None
+
+    def public(self) -> dict[str, Any]:
+        """Everything but the secrets of hands still in play."""
+        data = self.model_dump(exclude={"hands", "overrides"})
+        data["hands"] = [
+            h.model_dump() if h.revealed else {"hand_no": h.hand_no, "commitment": h.commitment}
+            for h in self.hands
+        ]
+        data["overrides"] = dict(self.overrides)
+        data["free_seats"] = len(self.free_seats())
+        return data
+
+    def summary(self) -> dict[str, Any]:
+        """The lobby's line for this table."""
+        return {
+            "id": self.id, "name": self.name, "preset": self.preset, "players": self.players,
+            "bet": self.bet, "turbo": self.turbo, "private": self.private, "kind": self.kind,
+            "status": self.status, "target_score": self.target_score,
+            "free_seats": len(self.free_seats()), "created_at": self.created_at,
+            "seats": [
+                None if s is None else {"name": s.name, "bot": s.bot, "user_id": s.user_id}
+                for s in self.seats
+            ],
+        }

@@ -1,0 +1,114 @@
+"""WebSocket messages from the browser: one pydantic discriminated union.
+
+Every frame is JSON; anything that does not validate gets an ``error`` frame with a
+stable code and changes nothing. ``docs/protocol.md`` documents both directions.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+TableRef = Annotated[str, Field(min_length=1, max_length=32, pattern=r"^[A-Za-z0-9]+$")]
+CardName = Annotated[str, Field(min_length=2, max_length=3)]
+Cards = Annotated[list[CardName], Field(max_length=24)]
+
+
+class _Msg(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class DrawCmd(_Msg):
+    type: Literal["draw"]
+
+
+class MeldRef(_Msg):
+    team: int = Field(ge=0, le=3)
+    meld: int = Field(ge=0, le=200)
+
+
+class TakeDiscardCmd(_Msg):
+    type: Literal["take_discard"]
+    depth: int = Field(default=1, ge=1, le=108)
+    meld: Cards | None = None
+    add: MeldRef | None = None
+    wild_as: CardName | None = None
+
+
+class MeldCmd(_Msg):
+    type: Literal["meld"]
+    cards: Annotated[list[CardName], Field(min_length=1, max_length=24)]
+    wild_as: CardName | None = None
+
+
+class AddCmd(_Msg):
+    type: Literal["add"]
+    team: int = Field(ge=0, le=3)
+    meld: int = Field(ge=0, le=200)
+    cards: Annotated[list[CardName], Field(min_length=1, max_length=24)]
+    wild_as: CardName | None = None
+
+
+class DiscardCmd(_Msg):
+    type: Literal["discard"]
+    card: CardName
+
+
+GameCommand = Annotated[
+    DrawCmd | TakeDiscardCmd | MeldCmd | AddCmd | DiscardCmd, Field(discriminator="type")
+]
+
+
+class Ping(_Msg):
+    type: Literal["ping"]
+
+
+class LobbyMsg(_Msg):
+    type: Literal["lobby"]
+    on: bool = True
+
+
+class Watch(_Msg):
+    type: Literal["watch"]
+    table: TableRef
+    last_v: int | None = Field(default=None, ge=0)
+
+
+class Unwatch(_Msg):
+    type: Literal["unwatch"]
+    table: TableRef
+
+
+class CommandMsg(_Msg):
+    type: Literal["command"]
+    table: TableRef
+    cid: str = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.:-]+$")
+    command: GameCommand
+
+
+class LegalMsg(_Msg):
+    type: Literal["legal"]
+    table: TableRef
+
+
+class LeaveMsg(_Msg):
+    type: Literal["leave"]
+    table: TableRef
+
+
+ClientMessage = Annotated[
+    Ping | LobbyMsg | Watch | Unwatch | CommandMsg | LegalMsg | LeaveMsg,
+    Field(discriminator="type"),
+]
+CLIENT_MESSAGE = TypeAdapter(ClientMessage)
+
+MAX_FRAME_BYTES = 16 * 1024
+RATE_PER_SECOND = 20
+
+
+def error_frame(code: str, message: str, cid: str | None = None) -> dict[str, Any]:
+    frame: dict[str, Any] = {"type": "error", "code": code, "message": message}
+    if cid is not None:
+        frame["cid"] = cid
+    return frame

@@ -1,0 +1,192 @@
+"""Lobby, table, challenge and finished-game endpoints under /api."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Query, status
+from starlette.requests import HTTPConnection
+
+from app.api.deps import CurrentUser, DbDep
+from app.core.errors import ERROR_RESPONSES, AppError
+from app.rules.ruleset import PRESETS
+from app.tables import lobby
+from app.tables.archive import load_game, verify
+from app.tables.meta import MIN_BET, TableMeta
+from app.tables.schemas import ChallengeIn, CreateTableIn, InviteIn, QuickplayIn, SitIn
+from app.tables.service import Change, TableService, table_record
+from app.users.models import User
+from app.users.repository import get_user_by_username
+
+router = APIRouter(prefix="/api", tags=["tables"], responses=ERROR_RESPONSES)
+
+
+def get_tables(conn: HTTPConnection) -> TableService:
+    svc: TableService = conn.app.state.tables
+    return svc
+
+
+TablesDep = Annotated[TableService, Depends(get_tables)]
+
+
+def display_name(user: User) -> str:
+    return user.nickname or user.username or f"#{user.id}"
+
+
+async def _visible(svc: TableService, table_id: str, user: User) -> TableMeta:
+    _, meta, _ = await svc.load(table_id)
+    if not meta.may_watch(user.id):
+        raise AppError("table_not_found", "There is no such table.", 404)
+    return meta
+
+
+@router.post("/tables", status_code=status.HTTP_201_CREATED)
+async def create_table(body: CreateTableIn, user: CurrentUser, svc: TablesDep) -> dict[str, Any]:
+    meta = await lobby.create_table(svc, user.id, display_name(user), body)
+    return meta.public()
+
+
+@router.get("/tables")
+async def list_tables(
+    svc: TablesDep, user: CurrentUser,
+    preset: Annotated[str | None, Query(max_length=20)] = None,
+    players: Annotated[int | None, Query(ge=2, le=4)] = None,
+    min_bet: Annotated[int | None, Query(ge=0)] = None,
+    max_bet: Annotated[int | None, Query(ge=0)] = None,
+    free_seats: Annotated[int | None, Query(ge=1, le=4)] = None,
+    turbo: bool | None = None,
+) -> dict[str, Any]:
+    if preset is not None and preset not in PRESETS:
+        raise AppError("unknown_preset", f"There is no modality called {preset}.", 422)
+    filters = {"preset": preset, "players": players, "min_bet": min_bet, "max_bet": max_bet,
+               "free_seats": free_seats, "turbo": turbo}
+    return {"tables": await lobby.list_tables(svc, filters), "min_bet": MIN_BET}
+
+
+@router.get("/tables/{table_id}")
+async def get_table(table_id: str, user: CurrentUser, svc: TablesDep) -> dict[str, Any]:
+    return (await _visible(svc, table_id, user)).public()
+
+
+@router.post("/tables/{table_id}/sit")
+async def sit(table_id: str, body: SitIn, user: CurrentUser, svc: TablesDep) -> dict[str, Any]:
+    seat = await lobby.sit(svc, table_id, user.id, display_name(user), body.seat)
+    return {"table": table_id, "seat": seat}
+
+
+@router.post("/tables/{table_id}/stand")
+async def stand(table_id: str, user: CurrentUser, svc: TablesDep) -> dict[str, Any]:
+    await lobby.stand(svc, table_id, user.id)
+    return {"table": table_id, "seat": None}
+
+
+@router.post("/tables/{table_id}/leave")
+async def leave(table_id: str, user: CurrentUser, svc: TablesDep) -> dict[str, Any]:
+    """Leave a started game: a bot finishes it for you and you forfeit the bet."""
+    v = await svc.abandon(table_id, user.id)
+    return {"table": table_id, "v": v, "abandoned": True}
+
+
+@router.post("/tables/{table_id}/bots")
+async def fill_bots(table_id: str, user: CurrentUser, svc: TablesDep) -> dict[str, Any]:
+    await svc.fill_with_bots(table_id, user.id)
+    return (await svc.load(table_id))[1].public()
+
+
+@router.post("/tables/{table_id}/invite")
+async def invite(
+    table_id: str, body: InviteIn, user: CurrentUser, svc: TablesDep, db: DbDep
+) -> dict[str, Any]:
+    ids = []
+    for name in body.usernames:
+        invitee = await get_user_by_username(db, name)
+        if invitee is None:
+            raise AppError("user_not_found", f"There is no player called {name}.", 404)
+        if invitee.id == user.id:
+            raise AppError("cannot_invite_self", "You are at the table already.", 422)
+        ids.append(invitee.id)
+    await lobby.invite(svc, table_id, user.id, display_name(user), ids)
+    return {"table": table_id, "invited": ids}
+
+
+@router.post("/quickplay")
+async def quickplay(body: QuickplayIn, user: CurrentUser, svc: TablesDep) -> dict[str, Any]:
+    meta = await lobby.quickplay(svc, user.id, display_name(user), body.preset, body.players,
+                                 body.bots_after_seconds)
+    return meta.public()
+
+
+@router.post("/challenges", status_code=status.HTTP_201_CREATED)
+async def challenge(
+    body: ChallengeIn, user: CurrentUser, svc: TablesDep, db: DbDep
+) -> dict[str, Any]:
+    target = await get_user_by_username(db, body.username)
+    if target is None:
+        raise AppError("user_not_found", f"There is no player called {body.username}.", 404)
+    if target.id == user.id:
+        raise AppError("cannot_challenge_self", "You cannot challenge yourself.", 422)
+    spec = CreateTableIn(name=f"Reto de {display_name(user)}"[:40], preset=body.preset,
+                         players=2, bet=body.bet, private=True, turbo=body.turbo,
+                         target_score=body.target_score)
+    meta = await lobby.create_table(svc, user.id, display_name(user), spec, kind="challenge",
+                                    invited=[target.id])
+    await svc.notify_user(target.id, {
+        "type": "challenge", "table": meta.summary(),
+        "from": {"id": user.id, "name": display_name(user)},
+    })
+    return meta.public()
+
+
+@router.post("/challenges/{table_id}/accept")
+async def accept_challenge(table_id: str, user: CurrentUser, svc: TablesDep) -> dict[str, Any]:
+    meta = await _challenge_for(svc, table_id, user)
+    seat = await lobby.sit(svc, table_id, user.id, display_name(user), None)
+    await svc.notify_user(meta.host, {"type": "challenge_accepted", "table": table_id,
+                                      "by": {"id": user.id, "name": display_name(user)}})
+    return {"table": table_id, "seat": seat}
+
+
+@router.post("/challenges/{table_id}/decline")
+async def decline_challenge(table_id: str, user: CurrentUser, svc: TablesDep) -> dict[str, Any]:
+    meta = await _challenge_for(svc, table_id, user)
+
+    def decide(v: int, current: TableMeta, state: Any) -> Change:
+        if current.status != "waiting":
+            raise AppError("table_not_waiting", "That challenge is no longer open.", 409)
+        current = current.model_copy(deep=True)
+        current.status = "closed"
+        current.close_reason = "declined"
+        return Change(meta=current, records=[table_record("closed", current)])
+
+    await svc.mutate(table_id, decide)
+    await svc.hooks.release_seat(meta.host, table_id)
+    await svc.store.expire(table_id, 600)
+    await svc.notify_user(meta.host, {"type": "challenge_declined", "table": table_id,
+                                      "by": {"id": user.id, "name": display_name(user)}})
+    return {"table": table_id, "declined": True}
+
+
+async def _challenge_for(svc: TableService, table_id: str, user: User) -> TableMeta:
+    _, meta, _ = await svc.load(table_id)
+    if meta.kind != "challenge" or user.id not in meta.invited:
+        raise AppError("not_challenged", "That challenge is not for you.", 403)
+    return meta
+
+
+@router.get("/games/{game_id}")
+async def get_game(game_id: str, user: CurrentUser, db: DbDep) -> dict[str, Any]:
+    """A finished game for replay: players, rules, every deal and event, scores."""
+    game = await load_game(db, game_id)
+    return {
+        "id": game.id, "table_id": game.table_id, "preset": game.preset, "rules": game.rules,
+        "seats": game.seats, "bet": game.bet, "hands": game.hands, "events": game.events,
+        "totals": game.totals, "winner_team": game.winner_team, "status": game.status,
+        "started_at": game.started_at.isoformat(), "ended_at": game.ended_at.isoformat(),
+    }
+
+
+@router.get("/games/{game_id}/verify")
+async def verify_game(game_id: str, user: CurrentUser, db: DbDep) -> dict[str, Any]:
+    """Provably fair: recompute each hand's SHA-256 from its revealed deal and salt."""
+    return verify(await load_game(db, game_id))
+

@@ -1,0 +1,472 @@
+"""The table service: every change to a live table goes through ``mutate``.
+
+``mutate`` loads the table (version, meta, engine state) from Redis, lets a pure
+function decide the change, and commits it with one atomic script that refuses a stale
+version (then it reloads and decides again, a bounded number of times) or a repeated
+command id. After a commit it runs the follow-ups: timers, the lobby index, bot turns,
+archiving a finished game.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import secrets
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+from redis.asyncio import Redis
+
+from app.core.config import Settings
+from app.core.errors import AppError
+from app.rules import commands as C
+from app.rules.bots import GreedyBot
+from app.rules.deal import deal_commitment, deal_to_dict, random_deal
+from app.rules.engine import apply
+from app.rules.errors import RuleViolation
+from app.rules.events import Discarded, Drew, Event, HandEnded
+from app.rules.ruleset import ruleset_from_dict
+from app.rules.serialize import event_to_dict, state_from_dict, state_to_dict
+from app.rules.state import DRAW, PLAY, State, initial_state, next_first
+from app.tables.hooks import FreeTables, GameResult, TableHooks
+from app.tables.meta import HandFairness, TableMeta
+from app.tables.store import LOBBY_CHANNEL, Conflict, Duplicate, TableStore, user_channel
+
+log = logging.getLogger("app.tables")
+
+MAX_RETRIES = 8
+ABANDON_AFTER_TIMEOUTS = 3
+START_RECOVERY_SECONDS = 30.0
+_rng = secrets.SystemRandom()
+
+
+@dataclass
+class Change:
+    """What a decision wants committed. ``records`` get their versions at commit time."""
+
+    records: list[dict[str, Any]] = field(default_factory=list)
+    meta: TableMeta | None = None
+    state: State | None = None
+    after: list[Callable[[int], Awaitable[None]]] = field(default_factory=list)
+    result: Any = None
+
+
+Decider = Callable[[int, TableMeta, State | None], Change]
+
+
+def table_record(change: str, meta: TableMeta) -> dict[str, Any]:
+    return {"k": "t", "change": change, "meta": meta.public()}
+
+
+def game_records(events: list[Event]) -> list[dict[str, Any]]:
+    return [{"k": "g", "e": event_to_dict(e)} for e in events]
+
+
+def rule_error(exc: RuleViolation) -> AppError:
+    return AppError(exc.code, exc.message, 422)
+
+
+class TableService:
+    def __init__(
+        self, redis: Redis, settings: Settings, hooks: TableHooks | None = None,
+        archive: Callable[[TableMeta, list[Any]], Awaitable[None]] | None = None,
+        bot_delay: float = 0.8,
+    ) -> None:
+        self.redis = redis
+        self.store = TableStore(redis)
+        self.settings = settings
+        self.hooks: TableHooks = hooks or FreeTables()
+        self.archive_game = archive
+        self.bot_delay = bot_delay
+        self.kick: Callable[[str, float], None] | None = None  # wakes the timer loop
+
+    # ---------------------------------------------------------------- loading
+
+    async def load(self, table_id: str, cid: str = "") -> tuple[int, TableMeta, State | None]:
+        loaded = await self.store.load(table_id, cid)
+        if loaded is None or loaded.meta is None:
+            raise AppError("table_not_found", "There is no such table.", 404)
+        if loaded.seen is not None:
+            raise Duplicate(loaded.seen)
+        meta = TableMeta.model_validate_json(loaded.meta)
+        state = state_from_dict(orjson.loads(loaded.state)) if loaded.state else None
+        return loaded.v, meta, state
+
+    async def mutate(self, table_id: str, decide: Decider, cid: str = "") -> tuple[int, Change]:
+        for _ in range(MAX_RETRIES):
+            try:
+                v, meta, state = await self.load(table_id, cid)
+            except Duplicate as dup:  # a repeated command id: answered, never applied twice
+                return dup.v, Change(result={"duplicate": True})
+            change = decide(v, meta, state)
+            if not change.records and change.meta is None and change.state is None:
+                return v, change
+            for i, record in enumerate(change.records, start=1):
+                record["v"] = v + i
+            try:
+                new_v = await self.store.commit(
+                    table_id, v, change.records,
+                    meta=change.meta.model_dump_json().encode() if change.meta else None,
+                    state=orjson.dumps(state_to_dict(change.state)) if change.state else None,
+                    cid=cid,
+                )
+            except Conflict:
+                continue
+            except Duplicate as dup:
+                change = Change(result={"duplicate": True})
+                return dup.v, change
+            for follow_up in change.after:
+                try:
+                    await follow_up(new_v)
+                except Exception:  # a follow-up must never undo a committed move
+                    log.exception("follow-up failed on table %s", table_id)
+            return new_v, change
+        raise AppError("table_busy", "The table is busy; try again.", 409)
+
+    async def create(self, meta: TableMeta) -> int:
+        record = table_record("created", meta)
+        record["v"] = 1
+        v = await self.store.commit(meta.id, 0, [record], meta=meta.model_dump_json().encode())
+        await self.after_table_change(meta)
+        return v
+
+    # ---------------------------------------------------------------- the lobby
+
+    async def after_table_change(self, meta: TableMeta) -> None:
+        listed = meta.status == "waiting" and not meta.private
+        await self.store.set_listed(meta.id, listed, meta.created_at)
+        if not meta.private:
+            message = {"type": "lobby_table", "table": meta.summary()} if listed else \
+                {"type": "lobby_remove", "table": meta.id}
+            await self.redis.publish(LOBBY_CHANNEL, orjson.dumps(message))
+
+    async def notify_user(self, user_id: int, message: dict[str, Any]) -> None:
+        await self.redis.publish(user_channel(user_id), orjson.dumps(message))
+
+    # ---------------------------------------------------------------- play
+
+    async def command(self, table_id: str, user_id: int, cid: str, cmd: C.Command) -> int:
+        def decide(v: int, meta: TableMeta, state: State | None) -> Change:
+            if meta.status != "playing" or state is None:
+                raise AppError("table_not_playing", "That table is not playing a game.", 409)
+            seat = meta.seat_of(user_id)
+            if seat is None:
+                raise AppError("not_seated", "You do not play at that table.", 403)
+            if meta.seats[seat].abandoned:  # type: ignore[union-attr]
+                raise AppError("seat_abandoned", "You left this game; a bot plays for you.", 409)
+            try:
+                events, new_state = apply(state, seat, cmd)
+            except RuleViolation as exc:
+                raise rule_error(exc) from None
+            meta = meta.model_copy(deep=True)
+            meta.seats[seat].timeouts = 0  # type: ignore[union-attr]
+            return self.game_change(meta, state, events, new_state)
+
+        v, _ = await self.mutate(table_id, decide, cid=cid)
+        return v
+
+    def game_change(
+        self, meta: TableMeta, old: State, events: list[Event], state: State
+    ) -> Change:
+        """Records for engine events, plus what follows: fairness reveals, the next deal,
+        the end of the game, the turn clock, the follow-up timers."""
+        change = Change(meta=meta, state=state)
+        change.records = game_records(events)
+        ended = next((e for e in events if isinstance(e, HandEnded)), None)
+        if ended is not None:
+            for fair in meta.hands:
+                fair.revealed = True
+            change.records.append(table_record("hand_revealed", meta))
+            if ended.match_over:
+                meta.status = "finished"
+                meta.turn_deadline = None
+                change.records.append(table_record("game_over", meta))
+                change.state = state
+                change.after.append(lambda v: self.finish(meta.id))
+                return change
+            state = self._deal_next(meta, state, change)
+            change.state = state
+        turn_passed = state.turn != old.turn or ended is not None or \
+            any(isinstance(e, Discarded) for e in events)
+        if turn_passed:
+            self._start_clock(meta, state, change)
+        elif meta.turn_deadline is not None:
+            deadline = meta.turn_deadline
+            change.after.append(lambda v: self._schedule_turn(meta, state, v, deadline))
+        return change
+
+    def _deal_next(self, meta: TableMeta, state: State, change: Change) -> State:
+        rules = state.rules
+        first = next_first(state) if state.hand_no else _rng.randrange(rules.players)
+        deal = random_deal(rules, first, _rng)
+        salt = secrets.token_hex(16)
+        commitment = deal_commitment(deal, salt)
+        meta.hands.append(HandFairness(
+            hand_no=state.hand_no + 1, commitment=commitment, deal=deal_to_dict(deal), salt=salt,
+        ))
+        change.records.append(table_record("hand_committed", meta))
+        events, state = apply(state, C.SYSTEM, deal)
+        change.records.extend(game_records(events))
+        return state
+
+    def _turn_seconds(self, meta: TableMeta) -> int:
+        return self.settings.turbo_turn_seconds if meta.turbo else self.settings.turn_seconds
+
+    def _start_clock(self, meta: TableMeta, state: State, change: Change) -> None:
+        deadline = time.time() + self._turn_seconds(meta)
+        meta.turn_deadline = deadline
+        change.records.append({"k": "c", "seat": state.turn, "deadline": deadline})
+        change.after.append(lambda v: self._schedule_turn(meta, state, v, deadline))
+
+    async def _schedule_turn(self, meta: TableMeta, state: State, v: int, deadline: float) -> None:
+        await self.store.add_timer(f"turn|{meta.id}|{v}", deadline)
+        seat = meta.seats[state.turn]
+        if seat is not None and (seat.bot or seat.abandoned):
+            at = time.time() + self.bot_delay
+            await self.store.add_timer(f"bot|{meta.id}|{v}", at)
+            if self.kick:
+                self.kick(f"bot|{meta.id}|{v}", at)
+
+    def start_game_change(self, meta: TableMeta, game_id: str) -> Change:
+        meta = meta.model_copy(deep=True)
+        meta.status = "playing"
+        meta.game_id = game_id
+        meta.started_at = time.time()
+        rules = ruleset_from_dict(meta.rules)
+        change = Change(meta=meta)
+        change.records.append(table_record("game_started", meta))
+        state = self._deal_next(meta, initial_state(rules), change)
+        change.state = state
+        self._start_clock(meta, state, change)
+        change.after.append(lambda v: self.after_table_change(meta))
+        return change
+
+    # ---------------------------------------------------------------- timers
+
+    async def fire(self, member: str) -> None:
+        """Run one claimed timer: a turn timeout, a bot move, a grace period's end..."""
+        kind, table_id, arg = member.split("|", 2)
+        try:
+            if kind == "turn":
+                await self._timeout(table_id, int(arg))
+            elif kind == "bot":
+                await self._bot_move(table_id, int(arg))
+            elif kind == "grace":
+                await self._grace_over(table_id, int(arg))
+            elif kind == "finish":
+                await self.finish(table_id)
+            elif kind == "quick":
+                await self.fill_with_bots(table_id, None)
+            elif kind == "starting":
+                await self._recover_start(table_id)
+        except AppError as exc:
+            if exc.status != 404:
+                log.info("timer %s: %s", member, exc.code)
+
+    async def _timeout(self, table_id: str, at_v: int) -> None:
+        def decide(v: int, meta: TableMeta, state: State | None) -> Change:
+            if v != at_v or meta.status != "playing" or state is None:
+                return Change()
+            seat = state.turn
+            events, new = timeout_move(state, seat)
+            meta = meta.model_copy(deep=True)
+            s = meta.seats[seat]
+            assert s is not None
+            s.timeouts += 1
+            change = self.game_change(meta, state, events, new)
+            if s.timeouts >= ABANDON_AFTER_TIMEOUTS and not s.bot and not s.abandoned:
+                s.abandoned = True
+                change.records.append(table_record("seat_abandoned", meta))
+            return change
+
+        await self.mutate(table_id, decide)
+
+    async def _bot_move(self, table_id: str, at_v: int) -> None:
+        def decide(v: int, meta: TableMeta, state: State | None) -> Change:
+            if v != at_v or meta.status != "playing" or state is None:
+                return Change()
+            seat = meta.seats[state.turn]
+            if seat is None or not (seat.bot or seat.abandoned):
+                return Change()
+            command = GreedyBot().choose(state, state.turn)
+            events, new = apply(state, state.turn, command)
+            return self.game_change(meta.model_copy(deep=True), state, events, new)
+
+        await self.mutate(table_id, decide)
+
+    async def abandon(self, table_id: str, user_id: int) -> int:
+        """The player leaves a started game: a bot takes the seat; the bet is forfeited."""
+
+        def decide(v: int, meta: TableMeta, state: State | None) -> Change:
+            seat = meta.seat_of(user_id)
+            if seat is None:
+                raise AppError("not_seated", "You do not play at that table.", 403)
+            if meta.status != "playing" or state is None:
+                raise AppError("table_not_playing", "That table is not playing a game.", 409)
+            meta = meta.model_copy(deep=True)
+            s = meta.seats[seat]
+            assert s is not None
+            if s.abandoned:
+                return Change()
+            s.abandoned = True
+            change = Change(meta=meta, records=[table_record("seat_abandoned", meta)])
+            if state.turn == seat:
+                deadline = meta.turn_deadline or time.time()
+                change.after.append(lambda v: self._schedule_turn(meta, state, v, deadline))
+            return change
+
+        v, _ = await self.mutate(table_id, decide)
+        return v
+
+    async def _grace_over(self, table_id: str, user_id: int) -> None:
+        if await self.store.connections(table_id, user_id) > 0:
+            return
+        with contextlib.suppress(AppError):
+            await self.abandon(table_id, user_id)
+
+    async def set_connected(self, table_id: str, user_id: int, connected: bool) -> None:
+        """A seated player's sockets came or went: the grace clock starts or stops."""
+        count = await self.store.connection_delta(table_id, user_id, 1 if connected else -1)
+        member = f"grace|{table_id}|{user_id}"
+        if connected:
+            await self.store.cancel_timer(member)
+        elif count <= 0:
+            at = time.time() + self.settings.disconnect_grace_seconds
+            await self.store.add_timer(member, at)
+            if self.kick:
+                self.kick(member, at)
+
+    # ---------------------------------------------------------------- start, end
+
+    async def maybe_start(self, table_id: str) -> None:
+        """When every seat is taken: escrow the stakes, then deal. All or nothing."""
+
+        def claim(v: int, meta: TableMeta, state: State | None) -> Change:
+            if meta.status != "waiting" or meta.free_seats():
+                return Change()
+            meta = meta.model_copy(deep=True)
+            meta.status = "starting"
+            meta.game_id = secrets.token_hex(16)
+            return Change(meta=meta, records=[table_record("starting", meta)], result=meta)
+
+        _, change = await self.mutate(table_id, claim)
+        meta: TableMeta | None = change.result
+        if meta is None:
+            return
+        await self.store.add_timer(f"starting|{table_id}|0", time.time() + START_RECOVERY_SECONDS)
+        assert meta.game_id is not None
+        failed = await self.hooks.start_game(meta.game_id, table_id, meta.bet, meta.humans())
+
+        def begin(v: int, current: TableMeta, state: State | None) -> Change:
+            if current.status != "starting" or current.game_id != meta.game_id:
+                return Change()
+            if failed:
+                current = current.model_copy(deep=True)
+                current.status = "waiting"
+                current.game_id = None
+                for i, seat in enumerate(current.seats):
+                    if seat is not None and seat.user_id in failed:
+                        current.seats[i] = None
+                change = Change(meta=current, records=[table_record("start_failed", current)])
+                change.after.append(lambda v: self.after_table_change(current))
+                return change
+            return self.start_game_change(current, current.game_id or "")
+
+        await self.mutate(table_id, begin)
+        await self.store.cancel_timer(f"starting|{table_id}|0")
+        for user_id in failed:
+            await self.hooks.release_seat(user_id, table_id)
+            await self.notify_user(user_id, {
+                "type": "seat_freed", "table": table_id, "code": "insufficient_funds",
+                "message": "You did not have the coins for the bet, so you left the table.",
+            })
+
+    async def _recover_start(self, table_id: str) -> None:
+        """A process died between escrow and deal: void the game, refund, close."""
+
+        def void(v: int, meta: TableMeta, state: State | None) -> Change:
+            if meta.status != "starting":
+                return Change()
+            meta = meta.model_copy(deep=True)
+            meta.status = "closed"
+            meta.close_reason = "start_failed"
+            return Change(meta=meta, records=[table_record("closed", meta)], result=meta)
+
+        _, change = await self.mutate(table_id, void)
+        if change.result is not None:
+            meta = change.result
+            await self.hooks.settle_game(self._result(meta, None, None))
+            await self.after_table_change(meta)
+
+    def _result(self, meta: TableMeta, state: State | None, winner: int | None) -> GameResult:
+        rules = ruleset_from_dict(meta.rules)
+        teams: dict[int, int] = {}
+        abandoned = set()
+        for i, seat in enumerate(meta.seats):
+            if seat is not None and seat.user_id is not None:
+                teams[seat.user_id] = rules.team_of(i)
+                if seat.abandoned:
+                    abandoned.add(seat.user_id)
+        bots = sum(1 for s in meta.seats if s is not None and s.user_id is None)
+        return GameResult(
+            game_id=meta.game_id or "", table_id=meta.id, preset=meta.preset, bet=meta.bet,
+            teams=teams, abandoned=frozenset(abandoned), winner_team=winner, bots=bots,
+        )
+
+    async def finish(self, table_id: str) -> None:
+        """Archive a finished game in Postgres and settle its bets (both idempotent)."""
+        member = f"finish|{table_id}|0"
+        await self.store.add_timer(member, time.time() + 5)  # retried if we die midway
+        _, meta, state = await self.load(table_id)
+        if meta.status != "finished" or state is None:
+            await self.store.cancel_timer(member)
+            return
+        if self.archive_game is not None:
+            await self.archive_game(meta, await self.store.full_log(table_id))
+        await self.hooks.settle_game(self._result(meta, state, state.match_winner))
+        await self.store.cancel_timer(member)
+        await self.store.expire(table_id)
+        await self.after_table_change(meta)
+
+    async def fill_with_bots(self, table_id: str, host: int | None) -> None:
+        def decide(v: int, meta: TableMeta, state: State | None) -> Change:
+            if host is not None and meta.host != host:
+                raise AppError("not_host", "Only the host can do that.", 403)
+            if meta.status != "waiting" or not meta.free_seats():
+                return Change()
+            meta = meta.model_copy(deep=True)
+            from app.tables.lobby import bot_seat  # a small cycle: lobby builds on us
+
+            for i in meta.free_seats():
+                meta.seats[i] = bot_seat(i)
+            return Change(meta=meta, records=[table_record("bots_seated", meta)])
+
+        await self.mutate(table_id, decide)
+        await self.maybe_start(table_id)
+
+
+def timeout_move(state: State, seat: int) -> tuple[list[Event], State]:
+    """The server's move for a player whose clock ran out (RULES.md section 10): draw from
+    the stock if not yet drawn, then discard the drawn card, or else the first card that
+    may legally be discarded (the engine never leaves a hand without one)."""
+    events: list[Event] = []
+    drawn = -1
+    if state.phase == DRAW:
+        step, state = apply(state, seat, C.Draw())
+        events += step
+        first = step[0]
+        assert isinstance(first, Drew)
+        drawn = first.card
+        if state.phase != PLAY or state.turn != seat:
+            return events, state
+    candidates = ([drawn] if drawn >= 0 else []) + sorted(set(state.hands[seat]), reverse=True)
+    for card in candidates:
+        try:
+            step, new = apply(state, seat, C.Discard(card))
+        except RuleViolation:
+            continue
+        return events + step, new
+    raise RuntimeError("no legal discard")  # the engine's no-stranding rule forbids this

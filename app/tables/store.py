@@ -1,0 +1,211 @@
+"""Redis storage of live tables: one hash per table, a capped stream, a full log.
+
+Every key of a table carries the hash tag ``{t:ID}`` so the commit script, which touches
+all of them, also runs on Redis Cluster. A commit is one atomic script: check the
+version, refuse a repeated command id, append the records (each with its own contiguous
+version) to the stream and the log, save meta and state, publish. Keys outside a table
+(the lobby index, the timers) are separate calls.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+from redis.asyncio import Redis
+
+STREAM_MAXLEN = 512  # records kept for resync; older gaps get a fresh snapshot
+TABLE_TTL_SECONDS = 6 * 3600  # a finished or closed table lingers this long
+LOBBY_KEY = "lobby:tables"
+TIMERS_KEY = "timers"
+LOBBY_CHANNEL = "lobby"
+
+COMMIT_LUA = """
+local v = tonumber(redis.call('HGET', KEYS[1], 'v') or '0')
+if v ~= tonumber(ARGV[1]) then return {0, v} end
+if ARGV[5] ~= '' then
+  local seen = redis.call('HGET', KEYS[4], ARGV[5])
+  if seen then return {-1, tonumber(seen)} end
+end
+local n = tonumber(ARGV[2])
+for i = 1, n do
+  v = v + 1
+  local rec = ARGV[7 + i]
+  redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[6], v .. '-0', 'r', rec)
+  redis.call('RPUSH', KEYS[3], rec)
+end
+redis.call('HSET', KEYS[1], 'v', v)
+if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'meta', ARGV[3]) end
+if ARGV[4] ~= '' then redis.call('HSET', KEYS[1], 'state', ARGV[4]) end
+if ARGV[5] ~= '' then
+  redis.call('HSET', KEYS[4], ARGV[5], v)
+  redis.call('EXPIRE', KEYS[4], 86400)
+end
+if n > 0 then redis.call('PUBLISH', 'tch:' .. ARGV[8 + n], ARGV[7]) end
+return {1, v}
+"""
+
+
+def k_hash(table_id: str) -> str:
+    return f"{{t:{table_id}}}:h"
+
+
+def k_stream(table_id: str) -> str:
+    return f"{{t:{table_id}}}:s"
+
+
+def k_log(table_id: str) -> str:
+    return f"{{t:{table_id}}}:log"
+
+
+def k_cids(table_id: str) -> str:
+    return f"{{t:{table_id}}}:cids"
+
+
+def k_conns(table_id: str) -> str:
+    return f"{{t:{table_id}}}:conns"
+
+
+def table_channel(table_id: str) -> str:
+    return f"tch:{table_id}"
+
+
+def user_channel(user_id: int) -> str:
+    return f"user:{user_id}"
+
+
+@dataclass(slots=True)
+class Loaded:
+    v: int
+    meta: bytes | None
+    state: bytes | None
+    seen: int | None = None  # the version a repeated command id produced
+
+
+class Conflict(Exception):
+    """The table moved on since it was loaded: load again and decide again."""
+
+
+class Duplicate(Exception):
+    """The command id was seen before: answer with the version it produced."""
+
+    def __init__(self, v: int) -> None:
+        super().__init__(v)
+        self.v = v
+
+
+class TableStore:
+    def __init__(self, redis: Redis) -> None:
+        self.redis = redis
+        self._commit = redis.register_script(COMMIT_LUA)
+
+    async def load(self, table_id: str, cid: str = "") -> Loaded | None:
+        """The table's version, meta and state (and, for a command id, the version it
+        produced if it was seen before) in one round trip."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.hmget(k_hash(table_id), ["v", "meta", "state"])
+            if cid:
+                pipe.hget(k_cids(table_id), cid)
+            replies = await pipe.execute()
+        v, meta, state = replies[0]
+        if v is None:
+            return None
+        seen = int(replies[1]) if cid and replies[1] is not None else None
+        return Loaded(int(v), _bytes(meta), _bytes(state), seen)
+
+    async def commit(
+        self,
+        table_id: str,
+        expected_v: int,
+        records: list[dict[str, Any]],
+        meta: bytes | None = None,
+        state: bytes | None = None,
+        cid: str = "",
+    ) -> int:
+        """Append ``records`` (their ``v`` already set to expected_v+1...) atomically.
+        Returns the new version; raises Conflict or Duplicate."""
+        encoded = [orjson.dumps(r) for r in records]
+        payload = orjson.dumps({"t": table_id, "records": records})
+        args: list[Any] = [
+            expected_v, len(records), meta or b"", state or b"", cid, STREAM_MAXLEN, payload,
+            *encoded, table_id,
+        ]
+        keys = [k_hash(table_id), k_stream(table_id), k_log(table_id), k_cids(table_id)]
+        status, v = await self._commit(keys=keys, args=args)
+        if int(status) == 0:
+            raise Conflict(int(v))
+        if int(status) == -1:
+            raise Duplicate(int(v))
+        return int(v)
+
+    async def records_since(self, table_id: str, after_v: int, upto_v: int) -> list[Any] | None:
+        """Records after_v+1..upto_v from the stream, or None when it no longer has them."""
+        if upto_v <= after_v:
+            return []
+        entries: Any = await self.redis.xrange(
+            k_stream(table_id), f"{after_v + 1}-0", f"{upto_v}-0"
+        )
+        records = [orjson.loads(fields.get("r") or fields.get(b"r")) for _, fields in entries]
+        if len(records) != upto_v - after_v:
+            return None
+        return records
+
+    async def full_log(self, table_id: str) -> list[Any]:
+        return [orjson.loads(r) for r in await self.redis.lrange(k_log(table_id), 0, -1)]
+
+    async def expire(self, table_id: str, seconds: int = TABLE_TTL_SECONDS) -> None:
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for key in (k_hash(table_id), k_stream(table_id), k_log(table_id),
+                        k_cids(table_id), k_conns(table_id)):
+                pipe.expire(key, seconds)
+            await pipe.execute()
+
+    # -- the lobby index and the timers
+
+    async def list_lobby(self, limit: int = 500) -> list[bytes]:
+        ids = await self.redis.zrange(LOBBY_KEY, 0, limit - 1)
+        if not ids:
+            return []
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for table_id in ids:
+                pipe.hget(k_hash(_str(table_id)), "meta")
+            metas = await pipe.execute()
+        return [m if isinstance(m, bytes) else m.encode() for m in metas if m]
+
+    async def set_listed(self, table_id: str, listed: bool, score: float) -> None:
+        if listed:
+            await self.redis.zadd(LOBBY_KEY, {table_id: score})
+        else:
+            await self.redis.zrem(LOBBY_KEY, table_id)
+
+    async def add_timer(self, member: str, at: float) -> None:
+        await self.redis.zadd(TIMERS_KEY, {member: at})
+
+    async def cancel_timer(self, member: str) -> None:
+        await self.redis.zrem(TIMERS_KEY, member)
+
+    async def due_timers(self, now: float, limit: int = 50) -> list[str]:
+        items = await self.redis.zrangebyscore(TIMERS_KEY, "-inf", now, start=0, num=limit)
+        return [_str(i) for i in items]
+
+    async def claim_timer(self, member: str) -> bool:
+        """Atomically take a due timer: only one process gets 1 back from ZREM."""
+        return bool(await self.redis.zrem(TIMERS_KEY, member))
+
+    async def connection_delta(self, table_id: str, user_id: int, delta: int) -> int:
+        return int(await self.redis.hincrby(k_conns(table_id), str(user_id), delta))
+
+    async def connections(self, table_id: str, user_id: int) -> int:
+        value = await self.redis.hget(k_conns(table_id), str(user_id))
+        return int(value or 0)
+
+
+def _bytes(value: Any) -> bytes | None:
+    if value is None:
+        return None
+    return value if isinstance(value, bytes) else str(value).encode()
+
+
+def _str(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)

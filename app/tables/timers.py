@@ -1,0 +1,71 @@
+"""The deadline loop: every process polls the shared sorted set of deadlines and runs the
+ones it manages to claim (ZREM answers 1 to exactly one process), so a turn clock, a
+bot's move or a grace period survives the death of the process that set it."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+
+from app.tables.service import TableService
+
+log = logging.getLogger("app.tables.timers")
+
+POLL_SECONDS = 0.25
+
+
+class TimerLoop:
+    def __init__(self, svc: TableService, poll: float = POLL_SECONDS) -> None:
+        self.svc = svc
+        self.poll = poll
+        self.wake = asyncio.Event()
+        self.task: asyncio.Task[None] | None = None
+        self.running: set[asyncio.Task[None]] = set()
+        svc.kick = self.kick
+
+    def kick(self, member: str, at: float) -> None:
+        """A deadline was set: wake up in time for it rather than at the next poll."""
+        delay = at - time.time()
+        loop = asyncio.get_running_loop()
+        if delay <= 0:
+            self.wake.set()
+        elif delay < self.poll:
+            loop.call_later(delay, self.wake.set)
+
+    async def start(self) -> None:
+        self.task = asyncio.create_task(self._run(), name="timers")
+
+    async def stop(self) -> None:
+        if self.task:
+            self.task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self.task
+        for task in list(self.running):
+            task.cancel()
+        for task in list(self.running):
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+
+    async def _run(self) -> None:
+        while True:
+            try:
+                await self.tick()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("timer poll failed")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.wake.wait(), self.poll)
+            self.wake.clear()
+
+    async def tick(self) -> int:
+        fired = 0
+        for member in await self.svc.store.due_timers(time.time()):
+            if await self.svc.store.claim_timer(member):
+                task = asyncio.create_task(self.svc.fire(member))
+                self.running.add(task)
+                task.add_done_callback(self.running.discard)
+                fired += 1
+        return fired
