@@ -36,6 +36,11 @@ from app.tables.store import LOBBY_CHANNEL, table_channel, user_channel
 log = logging.getLogger("app.ws")
 
 PRESENCE_KEY = "presence:online"
+LOBBY_CHAT = "chat:lobby"
+
+
+def table_chat(table_id: str) -> str:
+    return f"chat:table:{table_id}"
 MAX_QUEUE = 2000  # frames waiting for a slow socket before we drop it (it resyncs)
 FLOOD_CLOSE_AFTER = 100  # messages refused for rate in a row before the socket is closed
 
@@ -85,6 +90,7 @@ class Connection:
     async def _cleanup(self) -> None:
         await self.hub.remove(user_channel(self.user_id), self.deliver)
         await self.hub.remove(LOBBY_CHANNEL, self.deliver)
+        await self.hub.remove(LOBBY_CHAT, self.deliver)
         for table_id in list(self.watches):
             await self._unwatch(table_id)
 
@@ -176,7 +182,18 @@ class Connection:
                 await self._write(watch.frame(record))
                 watch.last_v = v
             return
-        await self._write(payload)  # lobby and personal messages go out as they are
+        if channel.startswith("chat:") and not await self._may_see(payload):
+            return
+        await self._write(payload)  # lobby, chat and personal messages go out as they are
+
+    async def _may_see(self, message: Any) -> bool:
+        """Chat from a player blocked either way never reaches this viewer (the social
+        layer keeps ``chat:hidden:{viewer}`` in step with the blocks)."""
+        author = message.get("user_id") if isinstance(message, dict) else None
+        if author is None:
+            return True
+        hidden = await self.svc.redis.sismember(f"chat:hidden:{self.user_id}", str(author))
+        return not hidden
 
     async def _fill_gap(self, watch: TableWatch, upto: int) -> bool:
         """Versions were lost on the way (pub/sub is at most once): read them from the
@@ -242,8 +259,10 @@ class Connection:
     async def _lobby(self, on: bool) -> None:
         if not on:
             await self.hub.remove(LOBBY_CHANNEL, self.deliver)
+            await self.hub.remove(LOBBY_CHAT, self.deliver)
             return
         await self.hub.add(LOBBY_CHANNEL, self.deliver)
+        await self.hub.add(LOBBY_CHAT, self.deliver)
         tables = await lobby.list_tables(self.svc, {})
         await self._write({"type": "lobby", "tables": tables})
 
@@ -255,6 +274,7 @@ class Connection:
         if watch is None:
             watch = self.watches[table_id] = TableWatch(table_id, self.user_id)
             await self.hub.add(table_channel(table_id), self.deliver)
+            await self.hub.add(table_chat(table_id), self.deliver)
             if meta.seat_of(self.user_id) is not None and meta.status == "playing":
                 await self.svc.set_connected(table_id, self.user_id, True)
         v, meta, state = await self.svc.load(table_id)
@@ -275,6 +295,7 @@ class Connection:
         if watch is None:
             return
         await self.hub.remove(table_channel(table_id), self.deliver)
+        await self.hub.remove(table_chat(table_id), self.deliver)
         if watch.seat is not None:
             with contextlib.suppress(Exception):
                 _, meta, _ = await self.svc.load(table_id)
