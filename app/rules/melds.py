@@ -276,6 +276,7 @@ def _add_to_sequence(
         if SUIT[c] != suit:
             raise _fail("cannot_add", f"{NAME[c]} does not fit that sequence")
     pending = naturals + twos
+    bridged = False  # a wild added with these cards went into a gap already
     while True:
         progress = False
         for c in list(pending):
@@ -289,17 +290,18 @@ def _add_to_sequence(
             break
         if progress:
             continue
-        # Stuck: a 2 of the suit that cannot go home is a wild like any other.
-        for c in [c for c in pending if WILD_CAPABLE[c]]:
-            pending.remove(c)
-            wilds.append(c)
+        # Stuck: a wild bridges the gap. A wild of another kind goes first; a 2 of the
+        # suit that cannot go home becomes the wild only when there is no other.
         if not wilds:
-            break
+            stuck_twos = [c for c in pending if WILD_CAPABLE[c]]
+            if not stuck_twos:
+                break
+            pending.remove(stuck_twos[0])
+            wilds.append(stuck_twos[0])
         if wild >= 0:
             raise _fail("too_many_wilds", "only one wild card per meld")
-        if len(wilds) > 1:
-            raise _fail("too_many_wilds", "only one wild card per meld")
-        new_wild = wilds.pop()
+        new_wild = wilds.pop(0)
+        bridged = True
         slot = _bridge_slot(pending, suit, lo, hi, new_wild, wild_as)
         if slot == 0:
             raise _fail("bad_wild_slot" if wild_as is not None else "cannot_add",
@@ -325,7 +327,7 @@ def _add_to_sequence(
                         "there is no room for the wild card there")
         wild, wslot = new_wild, slot
         lo, hi = min(lo, slot), max(hi, slot)
-    elif wild_as is not None:
+    elif wild_as is not None and not bridged:
         raise _fail("bad_wild_slot", "there is no wild card to place")
     why = _check_span(lo, hi, wslot, rules)
     if why:
