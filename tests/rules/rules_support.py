@@ -5,11 +5,15 @@ Tests may use ``random.Random`` instances (seeded, reproducible); the engine nev
 
 from __future__ import annotations
 
+import json
 import random
+import re
 from collections import Counter
+from typing import Any
 
 from app.rules import commands as C
 from app.rules.bots import Bot, GreedyBot, RandomBot
+from app.rules.cards import NAME, full_deck, parse_many
 from app.rules.deal import random_deal
 from app.rules.engine import apply
 from app.rules.melds import meld_cards
@@ -61,3 +65,41 @@ def all_cards(state: State) -> Counter[int]:
     for m in state.muertos:
         out.update(m)
     return out
+
+
+_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
+_NAMES = set(NAME)
+
+
+def card_names(obj: Any) -> Counter[str]:
+    """Every card name in a JSON-able value, keys included (``2H=5H`` counts both)."""
+    found = []
+    for text in _STRING.findall(json.dumps(obj)):
+        if text in _NAMES:
+            found.append(text)
+        elif "=" in text:
+            found.extend(part for part in text.split("=") if part in _NAMES)
+    return Counter(found)
+
+
+def table(
+    preset: str, hands: list[list[str]], stock_top: list[str] = (),  # type: ignore[assignment]
+    discard: list[str] = (),  # type: ignore[assignment]
+    players: int | None = None, first: int = 0, overrides: dict[str, Any] | None = None,
+) -> State:
+    """A hand dealt from a full deck with these hands, pile (bottom first) and stock top;
+    the muertos and the rest of the stock come from the remaining cards, in deck order."""
+    rules = make_ruleset(preset, players or len(hands), overrides)
+    rest = list(full_deck(rules.jokers))
+    fixed = [parse_many(h) for h in hands]
+    top = parse_many(stock_top)
+    pile = parse_many(discard)
+    for c in [*(c for h in fixed for c in h), *top, *pile]:
+        rest.remove(c)
+    muertos = []
+    for _ in range(rules.muertos):
+        muertos.append(tuple(rest[:rules.muerto_size]))
+        del rest[:rules.muerto_size]
+    deal = C.Deal(hands=tuple(fixed), muertos=tuple(muertos), stock=top + tuple(rest),
+                  discard=pile, first=first)
+    return apply(initial_state(rules), C.SYSTEM, deal)[1]

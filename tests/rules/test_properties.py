@@ -51,7 +51,7 @@ from app.rules.state import (
     next_first,
 )
 from app.rules.views import redact, view_for
-from tests.rules.rules_support import GAMES, all_cards, bots_for, in_play
+from tests.rules.rules_support import GAMES, all_cards, bots_for, card_names, in_play
 
 CODE = re.compile(r"^[a-z][a-z_]*[a-z]$")
 # The legal-command leak check costs two full legal_commands per step: do it on this share
@@ -113,23 +113,6 @@ def resample(state: State, viewer: int | None, rng: random.Random,
     assert pos == len(pool)
     return state._replace(hands=tuple(hands), muertos=tuple(muertos), stock=stock,
                           discard=discard)
-
-
-_NAMES = set(NAME)
-
-
-_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
-
-
-def card_names(obj: Any) -> Counter[str]:
-    """Every card name in a JSON-able value, keys included (``2H=5H`` counts both)."""
-    found = []
-    for text in _STRING.findall(json.dumps(obj)):
-        if text in _NAMES:
-            found.append(text)
-        elif "=" in text:
-            found.extend(part for part in text.split("=") if part in _NAMES)
-    return Counter(found)
 
 
 def viewers(rules: RuleSet) -> list[int | None]:
