@@ -16,6 +16,9 @@ from app.core.db import create_engine, create_sessionmaker
 from app.core.errors import install_error_handlers
 from app.core.logging import RequestLogMiddleware, configure_logging
 from app.core.redis import close_redis, create_redis
+from app.economy import routes as economy_routes
+from app.social import routes as social_routes
+from app.social import routes_inbox as social_inbox_routes
 from app.tables import routes as tables_routes
 from app.tables.archive import GameArchive
 from app.tables.fanout import Hub
@@ -85,6 +88,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(users_routes.router)
     app.include_router(tables_routes.router)
     app.include_router(ws.router)
+    app.include_router(economy_routes.router)
+    app.include_router(social_routes.router)
+    app.include_router(social_inbox_routes.router)
     _mount_frontend(app, settings)
     return app
 

@@ -1,0 +1,93 @@
+"""``EconomyTables``: the live tables' ``TableHooks`` backed by the ledger.
+
+Each call is its own transaction: it commits, then pushes the changed wallets (and any
+notification) to the players. Every call is idempotent (see app/economy/bets.py), and a
+refusal is an ``AppError`` with a stable code after which nothing has moved.
+
+Wiring (in create_app's lifespan)::
+
+    app.state.table_hooks = EconomyTables(app.state.sessionmaker, settings, Notifier(redis))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from app.core.config import Settings
+from app.economy import bets, settlement
+from app.economy.ledger import DuplicateTransfer
+from app.economy.models import GameBet
+from app.economy.notify import Notifier, Outbox
+from app.tables.hooks import GameResult
+
+T = TypeVar("T")
+
+
+class EconomyTables:
+    def __init__(
+        self,
+        sessionmaker: async_sessionmaker[AsyncSession],
+        settings: Settings,
+        notifier: Notifier,
+    ) -> None:
+        self.sessionmaker = sessionmaker
+        self.settings = settings
+        self.notifier = notifier
+
+    async def _run(self, work: Callable[[AsyncSession, Outbox], Awaitable[T]]) -> T:
+        outbox = Outbox()
+        async with self.sessionmaker() as db:
+            value = await work(db, outbox)
+            await db.commit()
+            await outbox.flush(db, self.notifier)
+            return value
+
+    async def _game_recorded(self, game_id: str) -> bool:
+        async with self.sessionmaker() as db:
+            return await db.get(GameBet, game_id) is not None
+
+    async def charge_special_table(self, user_id: int, table_id: str) -> None:
+        await self._run(lambda db, box: bets.charge_special_table(
+            db, self.settings, box, user_id, table_id))
+
+    async def refund_special_table(self, user_id: int, table_id: str) -> None:
+        await self._run(lambda db, box: bets.refund_special_table(db, box, user_id, table_id))
+
+    async def reserve_seat(self, user_id: int, table_id: str, bet: int) -> None:
+        await self._run(lambda db, box: bets.reserve_seat(
+            db, self.settings, box, user_id, table_id, bet))
+
+    async def release_seat(self, user_id: int, table_id: str) -> None:
+        await self._run(lambda db, box: bets.release_seat(db, box, user_id, table_id))
+
+    async def start_game(
+        self, game_id: str, table_id: str, bet: int, users: list[int]
+    ) -> list[int]:
+        outbox = Outbox()
+        try:
+            async with self.sessionmaker() as db:
+                failed = await bets.start_game(
+                    db, self.settings, outbox, game_id, table_id, bet, users
+                )
+                if failed:
+                    await db.rollback()
+                    return failed
+                await db.commit()
+                await outbox.flush(db, self.notifier)
+        except (DuplicateTransfer, IntegrityError):
+            # Lost a race with a concurrent start of the same game: same answer as a
+            # replay. Anything else (an unknown user, say) is a real error.
+            if not await self._game_recorded(game_id):
+                raise
+        return []
+
+    async def settle_game(self, result: GameResult) -> None:
+        try:
+            await self._run(lambda db, box: settlement.settle_game(db, box, result))
+        except (DuplicateTransfer, IntegrityError):
+            if not await self._game_recorded(result.game_id):
+                raise  # not a lost race with a concurrent settlement

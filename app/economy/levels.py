@@ -1,0 +1,61 @@
+"""Levels and XP: pure rules (thresholds, XP per game) plus storing progress.
+
+Thresholds: reaching level n needs 50 * n * (n - 1) XP in all (level 2 at 100, level 3
+at 300, level 4 at 600, level 5 at 1,000, ...). XP per finished game grows with the bet
+and the winner gets more: see ``xp_for``.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.economy.models import PlayerStats
+from app.economy.sql import insert_for, table_of
+
+MAX_LEVEL = 100
+SPECIAL_TABLE_LEVEL = 2
+
+
+def xp_needed(level: int) -> int:
+    """Total XP at which ``level`` is reached."""
+    return 50 * level * (level - 1)
+
+
+def level_for(xp: int) -> int:
+    level = 1
+    while level < MAX_LEVEL and xp >= xp_needed(level + 1):
+        level += 1
+    return level
+
+
+def xp_for(bet: int, won: bool) -> int:
+    """XP for one finished game: a base plus a share of the bet, capped so a huge bet
+    does not buy levels. At the minimum bet (6,000): 26 for a win, 6 for a loss."""
+    if won:
+        return 20 + min(bet // 1_000, 100)
+    return 5 + min(bet // 6_000, 20)
+
+
+async def level_of(db: AsyncSession, user_id: int) -> int:
+    stmt = select(PlayerStats.level).where(PlayerStats.user_id == user_id)
+    return int((await db.execute(stmt)).scalar_one_or_none() or 1)
+
+
+async def add_game(db: AsyncSession, user_id: int, xp: int, won: bool) -> tuple[int, int]:
+    """Count one game (and its XP) for ``user_id``; returns (old level, new level)."""
+    table = table_of(PlayerStats)
+    stmt = insert_for(db, table).values(user_id=user_id, xp=xp, level=1, games=1, wins=int(won))
+    stmt = stmt.on_conflict_do_update(
+        index_elements=["user_id"],
+        set_={
+            "xp": table.c.xp + stmt.excluded.xp,
+            "games": table.c.games + 1,
+            "wins": table.c.wins + stmt.excluded.wins,
+        },
+    ).returning(table.c.xp, table.c.level)
+    total, old = (await db.execute(stmt)).one()
+    new = level_for(int(total))
+    if new != old:
+        await db.execute(table.update().where(table.c.user_id == user_id).values(level=new))
+    return int(old), new

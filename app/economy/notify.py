@@ -1,0 +1,100 @@
+"""Pushes to players, sent only after the transaction that caused them has committed.
+
+The WebSocket layer relays whatever is published on ``user:{user_id}`` to that
+player's sockets. Services collect what to push in an ``Outbox``; the request (or hook)
+boundary commits, then calls ``flush``, which reads the committed balances and unread
+counts so a push never shows a value that was rolled back.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+from redis.asyncio import Redis
+from redis.exceptions import RedisError
+from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.economy.models import Account
+from app.social.models import Notification
+
+log = logging.getLogger("app.economy.notify")
+
+
+def user_channel(user_id: int) -> str:
+    return f"user:{user_id}"
+
+
+class Notifier:
+    def __init__(self, redis: Redis) -> None:
+        self.redis = redis
+
+    async def publish(self, user_id: int, message: dict[str, Any]) -> None:
+        await self.publish_channel(user_channel(user_id), message)
+
+    async def publish_channel(self, channel: str, message: dict[str, Any]) -> None:
+        # Best effort: the money is already committed; a lost push is fixed by the next
+        # one or by the client reloading its wallet.
+        try:
+            await self.redis.publish(channel, orjson.dumps(message).decode())
+        except RedisError:
+            log.warning("could not publish on %s", channel, exc_info=True)
+
+
+@dataclass
+class Outbox:
+    wallets: set[int] = field(default_factory=set)
+    unread: set[int] = field(default_factory=set)
+    messages: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+
+    def wallet_changed(self, *user_ids: int) -> None:
+        self.wallets.update(user_ids)
+
+    def notified(self, user_id: int, message: dict[str, Any]) -> None:
+        self.messages.append((user_channel(user_id), {"type": "notification", **message}))
+        self.unread.add(user_id)
+
+    def to_channel(self, channel: str, message: dict[str, Any]) -> None:
+        self.messages.append((channel, message))
+
+    async def flush(self, db: AsyncSession, notifier: Notifier) -> None:
+        """Call after commit."""
+        for channel, message in self.messages:
+            await notifier.publish_channel(channel, message)
+        if self.wallets:
+            for user_id, coins, credits in await _balances(db, self.wallets):
+                await notifier.publish(
+                    user_id, {"type": "wallet", "coins": coins, "credits": credits}
+                )
+        if self.unread:
+            counts = await unread_counts(db, self.unread)
+            for user_id in sorted(self.unread):
+                await notifier.publish(
+                    user_id, {"type": "notifications_unread", "count": counts.get(user_id, 0)}
+                )
+        self.wallets.clear()
+        self.unread.clear()
+        self.messages.clear()
+
+
+async def _balances(db: AsyncSession, user_ids: set[int]) -> list[tuple[int, int, int]]:
+    stmt = select(Account.user_id, Account.currency, Account.balance).where(
+        Account.user_id.in_(sorted(user_ids)), Account.kind == "wallet"
+    )
+    found: dict[int, dict[str, int]] = {}
+    for user_id, currency, balance in (await db.execute(stmt)).all():
+        if user_id is not None:
+            found.setdefault(user_id, {})[currency] = balance
+    return [(u, b.get("coins", 0), b.get("credits", 0)) for u, b in sorted(found.items())]
+
+
+async def unread_counts(db: AsyncSession, user_ids: set[int]) -> dict[int, int]:
+    stmt = (
+        select(Notification.user_id, func.count())
+        .where(Notification.user_id.in_(sorted(user_ids)), Notification.read_at.is_(None))
+        .group_by(Notification.user_id)
+    )
+    return {u: int(n) for u, n in (await db.execute(stmt)).all()}

@@ -1,0 +1,92 @@
+"""Request and response bodies of the economy endpoints."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+Currency = Literal["coins", "credits"]
+BIG = 2**62  # accepted by the schema; the service answers anything past its limit
+
+
+class WalletOut(BaseModel):
+    coins: int
+    credits: int
+    next_bonus_at: datetime | None = None
+
+
+class ItemOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
+    sku: str
+    kind: str
+    name: str
+    price: int
+    currency: Currency
+    amount: int
+
+
+class BuyIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    sku: str = Field(min_length=1, max_length=64)
+
+
+class EquipIn(BuyIn):
+    pass
+
+
+class PurchaseOut(BaseModel):
+    item: ItemOut
+    wallet: WalletOut
+
+
+class ThingsOut(BaseModel):
+    items: list[ItemOut]
+    equipped: dict[str, str]
+
+
+class GiftIn(BaseModel):
+    """An item or pack (``sku``), or an amount of coins or credits."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    to_user_id: int = Field(ge=-BIG, le=BIG)
+    sku: str | None = Field(default=None, min_length=1, max_length=64)
+    currency: Currency | None = None
+    amount: int | None = Field(default=None, ge=-BIG, le=BIG)
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> GiftIn:
+        if (self.sku is None) == (self.currency is None and self.amount is None):
+            raise ValueError("give either sku, or currency and amount")
+        return self
+
+
+class GiftOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
+    id: int
+    sender_id: int
+    recipient_id: int
+    sku: str | None
+    currency: Currency
+    amount: int
+    state: str
+    created_at: datetime
+
+
+class LeaderRow(BaseModel):
+    rank: int
+    user_id: int
+    nickname: str
+    xp: int
+    level: int
+
+
+class LeaderboardOut(BaseModel):
+    period: Literal["all", "week"]
+    modality: str | None
+    rows: list[LeaderRow]

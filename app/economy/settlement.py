@@ -1,0 +1,81 @@
+"""Paying a finished game's pot exactly once, recording results, XP and level-ups."""
+
+from __future__ import annotations
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.core.db import utcnow
+from app.economy import ledger, levels
+from app.economy.bets import locked_bet, mark_settled
+from app.economy.ledger import COINS
+from app.economy.models import GameBet, GameRecord
+from app.economy.notify import Outbox
+from app.economy.payouts import Settlement, settle
+from app.economy.sql import insert_ignore, table_of
+from app.social.notifications import add as add_notification
+from app.tables.hooks import GameResult
+
+
+async def settle_game(db: AsyncSession, outbox: Outbox, result: GameResult) -> bool:
+    """Returns False when the game was already settled (nothing changed)."""
+    bet = await locked_bet(db, result.game_id)
+    if bet is None:
+        # Never escrowed (a free game): claim the id so results are recorded once.
+        await insert_ignore(db, table_of(GameBet), [{
+            "game_id": result.game_id, "table_id": result.table_id, "bet": 0, "stakes": {},
+            "state": "escrowed", "created_at": utcnow(),
+        }], ["game_id"])
+        bet = await locked_bet(db, result.game_id)
+        assert bet is not None
+    if bet.state != "escrowed":
+        return False
+    stakes = {int(u): s for u, s in bet.stakes.items()}
+    plan = settle(result, stakes)
+    await _pay(db, result.game_id, plan, stakes)
+    mark_settled(bet, "void" if result.winner_team is None else "settled")
+    await _record(db, outbox, result, plan)
+    await db.flush()
+    outbox.wallet_changed(*plan.payouts)
+    return True
+
+
+async def _pay(
+    db: AsyncSession, game_id: str, plan: Settlement, stakes: dict[int, int]
+) -> None:
+    if not stakes:
+        return
+    escrow = ledger.game_escrow(game_id).key
+    forfeits = ledger.house("forfeits", COINS)
+    moves = {ledger.wallet(u, COINS).key: p for u, p in plan.payouts.items()}
+    keys = [escrow, *moves]
+    if plan.to_house:
+        await ledger.ensure(db, [forfeits])
+        moves[forfeits.key] = plan.to_house
+        keys.append(forfeits.key)
+    locked = await ledger.lock(db, keys)
+    moves[escrow] = -locked[escrow].balance
+    await ledger.post(db, key=f"settle:{game_id}", kind="settle", moves=moves, locked=locked)
+
+
+async def _record(
+    db: AsyncSession, outbox: Outbox, result: GameResult, plan: Settlement
+) -> None:
+    now = utcnow()
+    rows = [
+        {
+            "game_id": result.game_id, "user_id": o.user_id, "table_id": result.table_id,
+            "preset": result.preset, "bet": result.bet, "team": o.team, "outcome": o.outcome,
+            "coins_delta": o.payout - o.stake, "xp": o.xp, "with_bots": result.bots > 0,
+            "created_at": now,
+        }
+        for o in plan.outcomes
+    ]
+    await insert_ignore(db, table_of(GameRecord), rows, ["game_id", "user_id"])
+    for o in plan.outcomes:
+        if o.outcome == "void":
+            continue
+        old, new = await levels.add_game(db, o.user_id, o.xp, o.outcome == "win")
+        if new > old:
+            await add_notification(
+                db, outbox, o.user_id, "level_up", {"level": new, "previous": old}
+            )

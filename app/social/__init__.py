@@ -1,0 +1,1 @@
+"""Friends, blocks, notifications, profiles, presence and chat (see docs/economy.md)."""

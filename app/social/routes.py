@@ -1,0 +1,152 @@
+"""Social endpoints under /api: players, profiles, friends, blocks."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Response
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from app.api.deps import CurrentUser, DbDep, RedisDep
+from app.core.errors import ERROR_RESPONSES
+from app.economy.deps import NotifierDep
+from app.economy.levels import level_for
+from app.economy.models import PlayerStats
+from app.economy.notify import Outbox
+from app.social import friends, presence, profiles
+from app.social.models import FriendRequest
+from app.social.schemas import FriendRequestOut, PlayerOut, ProfileOut, RequestsOut, UserRef
+from app.users.models import User
+
+router = APIRouter(prefix="/api", tags=["social"], responses=ERROR_RESPONSES)
+MAX_ONLINE = 200
+
+
+async def players_out(
+    db: AsyncSession, me: int, users: list[User], online: set[int]
+) -> list[PlayerOut]:
+    ids = [u.id for u in users]
+    xp: dict[int, int] = {}
+    if ids:
+        stmt = select(PlayerStats.user_id, PlayerStats.xp).where(PlayerStats.user_id.in_(ids))
+        xp = {u: int(x) for u, x in (await db.execute(stmt)).all()}
+    mine = {f.id for f in await friends.friends_of(db, me)}
+    return [
+        PlayerOut(user_id=u.id, nickname=u.nickname, level=level_for(xp.get(u.id, 0)),
+                  online=u.id in online, friend=u.id in mine)
+        for u in users
+    ]
+
+
+@router.get("/players/search", response_model=list[PlayerOut])
+async def search_players(
+    user: CurrentUser, db: DbDep, redis: RedisDep,
+    q: Annotated[str, Query(min_length=1, max_length=32)],
+    limit: Annotated[int, Query(ge=1, le=50)] = 20,
+) -> list[PlayerOut]:
+    found = await friends.search(db, user.id, q, limit)
+    return await players_out(db, user.id, found, set(await presence.online_ids(redis)))
+
+
+@router.get("/players/online", response_model=list[PlayerOut])
+async def online_players(user: CurrentUser, db: DbDep, redis: RedisDep) -> list[PlayerOut]:
+    """The lobby's list of online players (people blocked either way are left out)."""
+    hidden = await friends.hidden_ids(db, user.id)
+    ids = [i for i in await presence.online_ids(redis) if i not in hidden][:MAX_ONLINE]
+    users = []
+    if ids:
+        stmt = select(User).where(User.id.in_(ids)).order_by(User.nickname)
+        users = list((await db.execute(stmt)).scalars())
+    return await players_out(db, user.id, users, set(ids))
+
+
+@router.get("/profiles/{user_id}", response_model=ProfileOut)
+async def profile(user_id: int, user: CurrentUser, db: DbDep, redis: RedisDep) -> ProfileOut:
+    return await profiles.profile(db, redis, user, user_id)
+
+
+@router.get("/friends", response_model=list[PlayerOut])
+async def my_friends(user: CurrentUser, db: DbDep, redis: RedisDep) -> list[PlayerOut]:
+    mine = await friends.friends_of(db, user.id)
+    return await players_out(db, user.id, mine, set(await presence.online_ids(redis)))
+
+
+async def _requests_out(db: AsyncSession, reqs: list[FriendRequest]) -> list[FriendRequestOut]:
+    ids = {r.sender_id for r in reqs} | {r.recipient_id for r in reqs}
+    names: dict[int, str] = {}
+    if ids:
+        stmt = select(User.id, User.nickname).where(User.id.in_(ids))
+        names = dict((await db.execute(stmt)).tuples().all())
+    return [
+        FriendRequestOut(id=r.id, sender_id=r.sender_id, sender_nickname=names[r.sender_id],
+                         recipient_id=r.recipient_id, recipient_nickname=names[r.recipient_id],
+                         created_at=r.created_at)
+        for r in reqs
+    ]
+
+
+@router.get("/friends/requests", response_model=RequestsOut)
+async def friend_requests(user: CurrentUser, db: DbDep) -> RequestsOut:
+    incoming, outgoing = await friends.pending_for(db, user.id)
+    return RequestsOut(incoming=await _requests_out(db, incoming),
+                       outgoing=await _requests_out(db, outgoing))
+
+
+@router.post("/friends/requests", status_code=201, response_model=RequestsOut)
+async def send_request(
+    body: UserRef, user: CurrentUser, db: DbDep, notifier: NotifierDep
+) -> RequestsOut:
+    outbox = Outbox()
+    await friends.send_request(db, outbox, user, body.user_id)
+    await db.commit()
+    await outbox.flush(db, notifier)
+    return await friend_requests(user, db)
+
+
+@router.post("/friends/requests/{request_id}/accept", response_model=list[PlayerOut])
+async def accept_request(
+    request_id: int, user: CurrentUser, db: DbDep, redis: RedisDep, notifier: NotifierDep
+) -> list[PlayerOut]:
+    outbox = Outbox()
+    await friends.accept(db, outbox, user, request_id)
+    await db.commit()
+    await outbox.flush(db, notifier)
+    return await my_friends(user, db, redis)
+
+
+@router.post("/friends/requests/{request_id}/decline", status_code=204)
+async def decline_request(request_id: int, user: CurrentUser, db: DbDep) -> Response:
+    await friends.decline(db, user, request_id)
+    await db.commit()
+    return Response(status_code=204)
+
+
+@router.delete("/friends/{user_id}", status_code=204)
+async def remove_friend(user_id: int, user: CurrentUser, db: DbDep) -> Response:
+    await friends.user_or_404(db, user_id)
+    await friends.remove(db, user.id, user_id)
+    await db.commit()
+    return Response(status_code=204)
+
+
+@router.get("/blocks", response_model=list[PlayerOut])
+async def my_blocks(user: CurrentUser, db: DbDep) -> list[PlayerOut]:
+    return await players_out(db, user.id, await friends.blocked_by(db, user.id), set())
+
+
+@router.post("/blocks", status_code=204)
+async def block(body: UserRef, user: CurrentUser, db: DbDep, redis: RedisDep) -> Response:
+    await friends.block(db, user.id, body.user_id)
+    await db.commit()
+    await presence.sync_hidden(db, redis, user.id, body.user_id)
+    return Response(status_code=204)
+
+
+@router.delete("/blocks/{user_id}", status_code=204)
+async def unblock(user_id: int, user: CurrentUser, db: DbDep, redis: RedisDep) -> Response:
+    await friends.user_or_404(db, user_id)
+    await friends.unblock(db, user.id, user_id)
+    await db.commit()
+    await presence.sync_hidden(db, redis, user.id, user_id)
+    return Response(status_code=204)

@@ -1,0 +1,94 @@
+"""Helpers for the economy and social tests: people, logged-in clients, checks."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+import orjson
+from fastapi import FastAPI
+from redis.asyncio import Redis
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from app.core.ids import UserId
+from app.economy import audit
+from app.economy.models import Account
+from app.users.models import User
+from app.users.service import start_session
+from app.users.tokens import SESSION_COOKIE
+
+_names = itertools.count(1)
+
+
+async def new_users(maker: async_sessionmaker[AsyncSession], n: int) -> list[int]:
+    """Plain accounts, straight into the database (no password hashing: fast)."""
+    async with maker() as db:
+        users = []
+        for _ in range(n):
+            i = next(_names)
+            users.append(User(username=f"p{i}", username_lower=f"p{i}", nickname=f"Player{i}"))
+        db.add_all(users)
+        await db.commit()
+        return [u.id for u in users]
+
+
+async def client_for(
+    app: FastAPI, make_client: Callable[[], httpx.AsyncClient], user_id: int
+) -> httpx.AsyncClient:
+    async with app.state.sessionmaker() as db:
+        token = await start_session(db, UserId(user_id), 1)
+        await db.commit()
+    client = make_client()
+    client.cookies.set(SESSION_COOKIE, token)
+    return client
+
+
+async def balance(maker: async_sessionmaker[AsyncSession], key: str) -> int:
+    async with maker() as db:
+        stmt = select(Account.balance).where(Account.key == key)
+        return int((await db.execute(stmt)).scalar_one_or_none() or 0)
+
+
+async def coins(maker: async_sessionmaker[AsyncSession], user_id: int) -> int:
+    return await balance(maker, f"wallet:{user_id}:coins")
+
+
+async def credits(maker: async_sessionmaker[AsyncSession], user_id: int) -> int:
+    return await balance(maker, f"wallet:{user_id}:credits")
+
+
+async def assert_conserved(maker: async_sessionmaker[AsyncSession]) -> audit.Report:
+    async with maker() as db:
+        report = await audit.reconcile(db)
+    assert report.ok, report.problems
+    return report
+
+
+class Listener:
+    """Collects what is published on some Redis channels."""
+
+    def __init__(self, redis: Redis, *channels: str) -> None:
+        self.pubsub = redis.pubsub()
+        self.channels = channels
+        self.messages: list[dict[str, Any]] = []
+
+    async def __aenter__(self) -> Listener:
+        await self.pubsub.subscribe(*self.channels)
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.pubsub.unsubscribe()
+        await self.pubsub.aclose()
+
+    async def drain(self, wait: float = 0.3) -> list[dict[str, Any]]:
+        loop = asyncio.get_running_loop()
+        end = loop.time() + wait
+        while loop.time() < end:
+            msg = await self.pubsub.get_message(ignore_subscribe_messages=True, timeout=0.05)
+            if msg is not None:
+                self.messages.append({"channel": msg["channel"], **orjson.loads(msg["data"])})
+        return self.messages
