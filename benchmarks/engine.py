@@ -47,13 +47,17 @@ try:
     def _dumps(obj: Any) -> Any:
         return orjson.dumps(obj)
 
-    _loads = orjson.loads
+    def _loads(data: Any) -> Any:
+        return orjson.loads(data)
+
     CODEC = "orjson"
 except ImportError:  # pragma: no cover - the project pins orjson
     def _dumps(obj: Any) -> Any:
         return json.dumps(obj, separators=(",", ":"))
 
-    _loads = json.loads
+    def _loads(data: Any) -> Any:
+        return json.loads(data)
+
     CODEC = "json"
 
 NS = 1e-3  # nanoseconds -> microseconds

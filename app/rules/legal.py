@@ -7,7 +7,6 @@ itself, so the list can never disagree with what ``decide`` accepts.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterator
 
 from . import commands as C
@@ -17,96 +16,103 @@ from .errors import RuleViolation
 from .melds import SEQ, Meld
 from .state import DRAW, PLAY, State
 
+_SLOT_CARD: tuple[tuple[int, ...], ...] = tuple(
+    tuple([-1] + [card_at(suit, slot) for slot in range(1, 15)]) for suit in range(4)
+)
 
-def _wild_ids(counts: Counter[int]) -> list[int]:
-    return [c for c in counts if WILD_CAPABLE[c] and counts[c] > 0]
+
+def _counts(cards: tuple[int, ...]) -> list[int]:
+    counts = [0] * 53
+    for c in cards:
+        counts[c] += 1
+    return counts
+
+
+def _wild_ids(cards: tuple[int, ...]) -> list[int]:
+    """The distinct wild-capable cards, in the order they first appear."""
+    return [c for c in dict.fromkeys(cards) if WILD_CAPABLE[c]]
 
 
 def meld_candidates(
     hand: tuple[int, ...], groups: bool
 ) -> Iterator[tuple[tuple[int, ...], int | None]]:
     """(cards, wild_as) for every run window and group the hand could form."""
-    counts = Counter(hand)
-    wilds = _wild_ids(counts)
+    counts = _counts(hand)
+    wilds = _wild_ids(hand)
     for suit in range(4):
         yield from _run_candidates(counts, wilds, suit)
     if groups:
-        yield from _group_candidates(counts, wilds)
+        yield from _group_candidates(hand, counts, wilds)
 
 
 def _run_candidates(
-    counts: Counter[int], wilds: list[int], suit: int
+    counts: list[int], wilds: list[int], suit: int
 ) -> Iterator[tuple[tuple[int, ...], int | None]]:
-    have = [0] * 15
-    for slot in range(1, 15):
-        have[slot] = counts.get(card_at(suit, slot), 0)
+    """Every window lo..hi of 3+ slots with at most one hole (filled by a wild) and two
+    naturals or more. An ace serves slot 1 or slot 14, so both need one each."""
+    slot_card = _SLOT_CARD[suit]
+    have = [counts[c] if c >= 0 else 0 for c in slot_card]
     if sum(1 for k in range(2, 15) if have[k]) < 2:
         return
+    two = slot_card[2]
+    two_spare = counts[two] >= 2
     for lo in range(1, 13):
-        missing: list[int] = []
-        used: Counter[int] = Counter()
+        miss = 0
+        holes = 0
         for hi in range(lo, 15):
-            card = card_at(suit, hi)
-            if used[card] < counts.get(card, 0):
-                used[card] += 1
-            else:
-                missing.append(hi)
-                if len(missing) > 1:
+            avail = have[hi] - (1 if hi == 14 and lo == 1 and have[1] else 0)
+            if avail <= 0:
+                holes += 1
+                if holes > 1:
                     break
+                miss = hi
             size = hi - lo + 1
-            if size < 3 or size - len(missing) < 2:
+            if size < 3 or size - holes < 2:
                 continue
-            naturals = [card_at(suit, k) for k in range(lo, hi + 1) if k not in missing]
-            if not missing:
-                yield tuple(naturals), None
+            naturals = tuple([slot_card[k] for k in range(lo, hi + 1) if k != miss])
+            if not holes:
+                yield naturals, None
                 continue
-            slot = missing[0]
+            two_used = lo <= 2 <= hi and miss != 2
+            wild_as = slot_card[miss] if miss in (lo, hi) else None
             for w in wilds:
-                if used[w] + 1 > counts[w]:
+                if w == two and two_used and not two_spare:
                     continue
-                end = slot in (lo, hi)
-                yield (*naturals, w), (card_at(suit, slot) if end else None)
+                yield (*naturals, w), wild_as
 
 
 def _group_candidates(
-    counts: Counter[int], wilds: list[int]
+    hand: tuple[int, ...], counts: list[int], wilds: list[int]
 ) -> Iterator[tuple[tuple[int, ...], int | None]]:
     by_rank: dict[int, list[int]] = {}
-    for c, n in counts.items():
+    for c in dict.fromkeys(hand):
         if c != JOKER and RANK[c] != 2:
-            by_rank.setdefault(RANK[c], []).extend([c] * n)
+            by_rank.setdefault(RANK[c], []).extend([c] * counts[c])
     for cards in by_rank.values():
         if len(cards) < 2:
             continue
         for subset in _submultisets(sorted(cards), 2):
             if len(subset) >= 3:
                 yield subset, None
-            if len(subset) >= 2:
-                for w in wilds:
-                    yield (*subset, w), None
+            for w in wilds:
+                yield (*subset, w), None
 
 
-def _submultisets(cards: list[int], min_size: int) -> Iterator[tuple[int, ...]]:
-    kinds = sorted(set(cards))
-    limits = [cards.count(k) for k in kinds]
-
-    def rec(i: int, acc: list[int]) -> Iterator[tuple[int, ...]]:
-        if i == len(kinds):
-            if len(acc) >= min_size:
-                yield tuple(acc)
-            return
-        for n in range(limits[i] + 1):
-            yield from rec(i + 1, acc + [kinds[i]] * n)
-
-    yield from rec(0, [])
+def _submultisets(cards: list[int], min_size: int) -> list[tuple[int, ...]]:
+    """Every sub-multiset of the sorted ``cards`` with ``min_size`` cards or more, in the
+    order of a depth-first walk taking 0, 1, ... copies of each distinct card."""
+    out: list[tuple[int, ...]] = [()]
+    for kind in sorted(set(cards)):
+        limit = cards.count(kind)
+        out = [acc + (kind,) * n for acc in out for n in range(limit + 1)]
+    return [acc for acc in out if len(acc) >= min_size]
 
 
 def add_candidates(
     m: Meld, hand: tuple[int, ...]
 ) -> Iterator[tuple[tuple[int, ...], int | None]]:
     """(cards, wild_as) for additions of hand cards to meld ``m``."""
-    counts = Counter(hand)
-    wilds = _wild_ids(counts)
+    wilds = _wild_ids(hand)
     if m.kind != SEQ:
         same = sorted(c for c in hand if c != JOKER and RANK[c] == m.rank)
         for subset in _submultisets(same, 1):
@@ -118,18 +124,19 @@ def add_candidates(
             for w in wilds:
                 yield (w,), None
         return
-    suit = m.suit
+    counts = _counts(hand)
+    slot_card = _SLOT_CARD[m.suit]
     low: list[int] = []
     k = m.lo - 1
-    while k >= 1 and counts.get(card_at(suit, k), 0) > 0:
-        low.append(card_at(suit, k))
+    while k >= 1 and counts[slot_card[k]] > 0:
+        low.append(slot_card[k])
         k -= 1
     high: list[int] = []
     k = m.hi + 1
-    while k <= 14 and counts.get(card_at(suit, k), 0) > 0:
-        high.append(card_at(suit, k))
+    while k <= 14 and counts[slot_card[k]] > 0:
+        high.append(slot_card[k])
         k += 1
-    reloc = [card_at(suit, m.wslot)] if m.wild >= 0 and counts.get(card_at(suit, m.wslot)) else []
+    reloc = [slot_card[m.wslot]] if m.wild >= 0 and counts[slot_card[m.wslot]] else []
     for a in range(len(low) + 1):
         for b in range(len(high) + 1):
             for r in range(len(reloc) + 1):
@@ -141,13 +148,13 @@ def add_candidates(
     for w in wilds:
         for slot in (m.hi + 1, m.lo - 1):
             if 1 <= slot <= 14:
-                yield (w,), card_at(suit, slot)
+                yield (w,), slot_card[slot]
         # a wild bridging a one-card gap to naturals beyond it
         for slot, step in ((m.hi + 1, 1), (m.lo - 1, -1)):
             beyond: list[int] = []
             k = slot + step
-            while 1 <= k <= 14 and counts.get(card_at(suit, k), 0) > 0:
-                beyond.append(card_at(suit, k))
+            while 1 <= k <= 14 and counts[slot_card[k]] > 0:
+                beyond.append(slot_card[k])
                 yield (w, *beyond), None
                 k += step
 
