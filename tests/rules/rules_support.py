@@ -18,7 +18,7 @@ from app.rules.deal import random_deal
 from app.rules.engine import apply
 from app.rules.melds import meld_cards
 from app.rules.ruleset import PRESET_PLAYERS, PRESETS, RuleSet, make_ruleset
-from app.rules.state import DRAW, PLAY, State, initial_state
+from app.rules.state import DRAW, HAND_OVER, M_TABLE, OVER, PLAY, State, initial_state
 
 # Every (preset, players) the presets are offered with (RULES.md section 9).
 GAMES: list[tuple[str, int]] = [(p, n) for p in PRESETS for n in PRESET_PLAYERS[p]]
@@ -103,3 +103,52 @@ def table(
     deal = C.Deal(hands=tuple(fixed), muertos=tuple(muertos), stock=top + tuple(rest),
                   discard=pile, first=first)
     return apply(initial_state(rules), C.SYSTEM, deal)[1]
+
+
+def revealed(state: State) -> bool:
+    """Once a hand has ended everything is shown (section: views)."""
+    return state.phase in (HAND_OVER, OVER) and state.end_reason != ""
+
+
+def resample(state: State, viewer: int | None, rng: random.Random,
+             keep: int | None = None) -> State:
+    """``state`` with everything ``viewer`` cannot see dealt again: the cards of the other
+    seats' hands (except ``keep``'s), the muertos still on the table, the stock, and a
+    closed pile's cards below its top are shuffled among those places, sizes kept."""
+    if revealed(state):
+        return state
+    rules = state.rules
+    seats = [s for s in range(rules.players) if s != viewer and s != keep]
+    pool: list[int] = []
+    for s in seats:
+        pool.extend(state.hands[s])
+    on_table = [t for t, m in enumerate(state.muertos) if m]
+    for t in on_table:
+        assert state.muerto_status[t] == M_TABLE
+        pool.extend(state.muertos[t])
+    pool.extend(state.stock)
+    closed = rules.discard_pile == "closed" and len(state.discard) > 1
+    if closed:
+        pool.extend(state.discard[:-1])
+    rng.shuffle(pool)
+    pos = 0
+
+    def take(n: int) -> tuple[int, ...]:
+        nonlocal pos
+        out = tuple(pool[pos:pos + n])
+        pos += n
+        return out
+
+    hands = list(state.hands)
+    for s in seats:
+        hands[s] = tuple(sorted(take(len(state.hands[s]))))
+    muertos = list(state.muertos)
+    for t in on_table:
+        muertos[t] = take(len(state.muertos[t]))
+    stock = take(len(state.stock))
+    discard = state.discard
+    if closed:
+        discard = take(len(discard) - 1) + discard[-1:]
+    assert pos == len(pool)
+    return state._replace(hands=tuple(hands), muertos=tuple(muertos), stock=stock,
+                          discard=discard)

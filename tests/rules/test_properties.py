@@ -51,7 +51,15 @@ from app.rules.state import (
     next_first,
 )
 from app.rules.views import redact, view_for
-from tests.rules.rules_support import GAMES, all_cards, bots_for, card_names, in_play
+from tests.rules.rules_support import (
+    GAMES,
+    all_cards,
+    bots_for,
+    card_names,
+    in_play,
+    resample,
+    revealed,
+)
 
 CODE = re.compile(r"^[a-z][a-z_]*[a-z]$")
 # The legal-command leak check costs two full legal_commands per step: do it on this share
@@ -64,55 +72,6 @@ EXAMPLES = int(os.environ.get("RULES_PROPERTY_EXAMPLES", "5"))
 
 
 # ---------------------------------------------------------------- (e) the leak test
-
-
-def revealed(state: State) -> bool:
-    """Once a hand has ended everything is shown (section: views)."""
-    return state.phase in (HAND_OVER, OVER) and state.end_reason != ""
-
-
-def resample(state: State, viewer: int | None, rng: random.Random,
-             keep: int | None = None) -> State:
-    """``state`` with everything ``viewer`` cannot see dealt again: the cards of the other
-    seats' hands (except ``keep``'s), the muertos still on the table, the stock, and a
-    closed pile's cards below its top are shuffled among those places, sizes kept."""
-    if revealed(state):
-        return state
-    rules = state.rules
-    seats = [s for s in range(rules.players) if s != viewer and s != keep]
-    pool: list[int] = []
-    for s in seats:
-        pool.extend(state.hands[s])
-    on_table = [t for t, m in enumerate(state.muertos) if m]
-    for t in on_table:
-        assert state.muerto_status[t] == M_TABLE
-        pool.extend(state.muertos[t])
-    pool.extend(state.stock)
-    closed = rules.discard_pile == "closed" and len(state.discard) > 1
-    if closed:
-        pool.extend(state.discard[:-1])
-    rng.shuffle(pool)
-    pos = 0
-
-    def take(n: int) -> tuple[int, ...]:
-        nonlocal pos
-        out = tuple(pool[pos:pos + n])
-        pos += n
-        return out
-
-    hands = list(state.hands)
-    for s in seats:
-        hands[s] = tuple(sorted(take(len(state.hands[s]))))
-    muertos = list(state.muertos)
-    for t in on_table:
-        muertos[t] = take(len(state.muertos[t]))
-    stock = take(len(state.stock))
-    discard = state.discard
-    if closed:
-        discard = take(len(discard) - 1) + discard[-1:]
-    assert pos == len(pool)
-    return state._replace(hands=tuple(hands), muertos=tuple(muertos), stock=stock,
-                          discard=discard)
 
 
 def viewers(rules: RuleSet) -> list[int | None]:
