@@ -1,0 +1,74 @@
+"""Fixtures of the live-table tests: real uvicorn processes on the test database and a
+Redis database of their own (so the other suites' flushes never pull it from under a
+running server).
+
+* ``servers``: two processes with long clocks, shared by the tests that play games.
+* ``fast_server``: one process with one-second clocks and grace period.
+Tests that kill a process start their own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import redis
+
+from tests.tables.harness import Server, start_servers
+
+LONG = {"turn_seconds": 300, "turbo_turn_seconds": 300, "disconnect_grace_seconds": 300}
+
+
+def tables_redis_url(redis_url: str) -> str:
+    """The test Redis URL with its database number moved by one (15 -> 14)."""
+    base, _, db = redis_url.rpartition("/")
+    number = int(db) if db.isdigit() else 15
+    return f"{base}/{number - 1 if number > 0 else 1}"
+
+
+@pytest.fixture(scope="session")
+def tables_redis(redis_url: str) -> str:
+    url = tables_redis_url(redis_url)
+    client = redis.Redis.from_url(url)
+    client.flushdb()
+    client.close()
+    return url
+
+
+@pytest.fixture(scope="session")
+def servers(pg_url: str, tables_redis: str, tmp_path_factory: pytest.TempPathFactory,
+            ) -> Iterator[list[Server]]:
+    procs = start_servers(2, pg_url, tables_redis, tmp_path_factory.mktemp("uvicorn"), **LONG)
+    yield procs
+    for p in procs:
+        p.stop()
+
+
+@pytest.fixture(scope="session")
+def fast_server(pg_url: str, tables_redis: str, tmp_path_factory: pytest.TempPathFactory,
+                ) -> Iterator[Server]:
+    procs = start_servers(1, pg_url, tables_redis, tmp_path_factory.mktemp("fast"),
+                          turn_seconds=1, turbo_turn_seconds=1, disconnect_grace_seconds=1)
+    yield procs[0]
+    procs[0].stop()
+
+
+@pytest.fixture
+def redis_sync(tables_redis: str) -> Iterator[redis.Redis]:
+    client = redis.Redis.from_url(tables_redis)
+    yield client
+    client.close()
+
+
+def no_crash(server: Server) -> None:
+    """The process is up and its log holds no traceback and no 500."""
+    assert server.alive(), server.log()[-3000:]
+    log = server.log()
+    assert "Traceback" not in log, log[-5000:]
+    assert " 500 " not in log, log[-5000:]
+
+
+@pytest.fixture
+def tmp(tmp_path: Path) -> Path:
+    return tmp_path

@@ -1,0 +1,82 @@
+"""Two uvicorn processes share Redis, the seats split across them; one is killed with
+SIGKILL mid-game. Its players reconnect to the other with their last version, resend
+the command that was in flight (same command id) and the game finishes with exactly the
+state the engine computes from the archived events."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from pathlib import Path
+
+import orjson
+import redis
+import websockets
+
+from app.rules.serialize import state_from_dict, state_to_dict
+from app.tables.store import k_hash
+from tests.tables.conftest import LONG, no_crash
+from tests.tables.harness import Closed, Player, Server, archived_game, start_servers
+from tests.tables.spy import check_totals, check_viewer, truth_from_archive
+from tests.tables.test_games import SHORT_4P, seat_players
+
+
+async def play_with_failover(p: Player, tid: str, rng: random.Random, fallback: Server,
+                             reconnects: list[str]) -> list[dict[str, object]]:
+    errors: list[dict[str, object]] = []
+    while True:
+        try:
+            errors += await p.play_until_over(tid, rng)
+            return errors
+        except (Closed, websockets.ConnectionClosed, TimeoutError):
+            if p.connected:
+                raise
+        await p.connect(fallback.ws_url)
+        t = p.tables[tid]
+        resumed = await p.watch(tid, last_v=t.v)
+        assert resumed["type"] == "resume", resumed
+        reconnects.append(f"seat {t.seat} resumed from {t.v}")
+        if p.pending is not None:  # the command in flight when the process died
+            _, cid, command = p.pending
+            reply = await p.command(tid, command, cid=cid)
+            assert reply["type"] == "ack", reply
+            await p.until(lambda t=t, reply=reply: t.v >= reply["v"])
+
+
+async def test_sigkill_one_process_mid_game(pg_url: str, tables_redis: str, tmp_path: Path,
+                                            redis_sync: redis.Redis) -> None:
+    a, b = start_servers(2, pg_url, tables_redis, tmp_path, **LONG)
+    people: list[Player] = []
+    try:
+        tid, people = await seat_players([a, b], "cerrado", 4, SHORT_4P)
+        reconnects: list[str] = []
+        tasks = [asyncio.create_task(play_with_failover(p, tid, random.Random(40 + i), a,
+                                                        reconnects))
+                 for i, p in enumerate(people)]
+        watcher = people[0]
+        await watcher.until(lambda: watcher.tables[tid].v >= 45, timeout=60)
+        assert not watcher.tables[tid].over
+        b.kill()
+        killed_at = watcher.tables[tid].v
+        results = await asyncio.wait_for(asyncio.gather(*tasks), 90)
+        assert all(r == [] for r in results), results
+        # Seats 1 and 3 were on the killed process and came back through the other.
+        assert len(reconnects) == 2, reconnects
+        game = await archived_game(people[0], people[0].tables[tid].game_id or "")
+        truth = truth_from_archive(game)
+        assert truth.last_v > killed_at + 5
+        check_totals(game, truth)
+        stored = redis_sync.hget(k_hash(tid), "state")
+        assert stored is not None
+        assert state_to_dict(state_from_dict(orjson.loads(stored))) == \
+            state_to_dict(truth.final)
+        for p in people:
+            assert p.problems == []
+            await p.until(lambda p=p: p.tables[tid].v >= truth.last_v)
+            check_viewer(p.frames, truth, tid, p.tables[tid].seat, p.conn_starts)
+        no_crash(a)
+    finally:
+        for p in people:
+            await p.aclose()
+        a.stop()
+        b.stop()
