@@ -165,7 +165,10 @@ class TableService:
             meta.seats[seat].timeouts = 0  # type: ignore[union-attr]
             return self.game_change(meta, state, events, new_state)
 
-        v, _ = await self.mutate(table_id, decide, cid=cid)
+        # Command ids are the client's own: two players may both send "c1", so the
+        # dedupe key is scoped by the sender (else one player's move would be answered
+        # as a repeat of the other's and silently dropped).
+        v, _ = await self.mutate(table_id, decide, cid=f"{user_id}:{cid}")
         return v
 
     def game_change(

@@ -1,0 +1,113 @@
+"""Command ids and resuming: a repeated id is answered and applied once; a client that
+comes back with its last version gets exactly what it missed, or a fresh snapshot when
+the capped stream no longer covers the gap."""
+
+from __future__ import annotations
+
+import redis
+
+from app.tables.store import k_hash, k_stream
+from tests.tables.harness import Player, Server
+from tests.tables.test_games import SHORT_2P, seat_players
+
+
+def table_v(r: redis.Redis, tid: str) -> int:
+    return int(r.hget(k_hash(tid), "v") or 0)
+
+
+async def turn_player(people: list[Player], tid: str) -> tuple[Player, Player]:
+    t = people[0].tables[tid]
+    mover = people[t.turn]
+    return mover, people[1 - t.turn]
+
+
+async def test_repeated_command_id_is_acked_with_same_version_and_applied_once(
+        servers: list[Server], redis_sync: redis.Redis) -> None:
+    tid, people = await seat_players(servers, "cerrado", 2, SHORT_2P)
+    try:
+        mover, other = await turn_player(people, tid)
+        first = await mover.command(tid, {"type": "draw"}, cid="same-1")
+        assert first["type"] == "ack"
+        v = table_v(redis_sync, tid)
+        assert v == first["v"]
+        stream_len = redis_sync.xlen(k_stream(tid))
+        # The same id again, even with another command and through the other process.
+        await mover.connect(servers[1].ws_url)
+        again = await mover.command(tid, {"type": "draw"}, cid="same-1")
+        assert again == {**first}
+        other_cmd = await mover.command(
+            tid, {"type": "discard", "card": next(iter(mover.tables[tid].hand))}, cid="same-1")
+        assert other_cmd["type"] == "ack" and other_cmd["v"] == first["v"]
+        assert table_v(redis_sync, tid) == v
+        assert redis_sync.xlen(k_stream(tid)) == stream_len
+        # Ids belong to their sender: the other seat's "same-1" is its own command.
+        await mover.watch(tid)
+        card = sorted(mover.tables[tid].hand)[0]
+        done = await mover.command(tid, {"type": "discard", "card": card}, cid="turn-end")
+        assert done["type"] == "ack"
+        await other.until(lambda: other.tables[tid].v >= done["v"])
+        mine = await other.command(tid, {"type": "draw"}, cid="same-1")
+        assert mine["type"] == "ack" and mine["v"] > done["v"], mine
+        assert table_v(redis_sync, tid) == mine["v"]
+    finally:
+        for p in people:
+            await p.aclose()
+
+
+async def test_reconnect_with_a_gap_resumes_then_snapshot_when_stream_is_trimmed(
+        servers: list[Server], redis_sync: redis.Redis) -> None:
+    tid, people = await seat_players(servers, "cerrado", 2, SHORT_2P)
+    spectator = await Player.guest(servers[0].base)
+    try:
+        await spectator.connect(servers[0].ws_url)
+        await spectator.watch(tid)
+        seen = spectator.tables[tid].v
+        await spectator.disconnect()
+
+        async def one_turn() -> int:
+            mover, _ = await turn_player(people, tid)
+            t = mover.tables[tid]
+            ack = await mover.command(tid, {"type": "draw"})
+            assert ack["type"] == "ack", ack
+            await mover.until(lambda: t.v >= ack["v"])
+            ack = await mover.command(tid, {"type": "discard", "card": sorted(t.hand)[0]})
+            assert ack["type"] == "ack", ack
+            for p in people:
+                await p.until(lambda p=p: p.tables[tid].v >= ack["v"])
+            return int(ack["v"])
+
+        await one_turn()
+        now = await one_turn()
+        # Back with the last version seen: a resume frame, then exactly the missed ones.
+        await spectator.connect(servers[1].ws_url)
+        mark = len(spectator.frames)
+        resumed = await spectator.watch(tid, last_v=seen)
+        assert resumed == {"type": "resume", "table": tid, "from": seen, "v": now}
+        await spectator.until(lambda: spectator.tables[tid].v >= now)
+        events = [f for f in spectator.frames[mark:] if f["type"] == "event"]
+        assert [f["v"] for f in events] == list(range(seen + 1, now + 1))
+        assert all(f["event"].get("card") is None for f in events
+                   if f["kind"] == "game" and f["event"]["type"] == "drew")
+        assert spectator.problems == []
+        seen = spectator.tables[tid].v
+        await spectator.disconnect()
+
+        now = await one_turn()
+        # The capped stream drops old records (as MAXLEN does on a long game): the gap
+        # can no longer be filled, so the client gets a fresh snapshot instead.
+        redis_sync.xtrim(k_stream(tid), maxlen=1, approximate=False)
+        await spectator.connect(servers[0].ws_url)
+        snap = await spectator.watch(tid, last_v=seen)
+        assert snap["type"] == "snapshot" and snap["v"] == now
+        assert snap["game"]["hand"] is None and snap["seat"] is None
+        # A seated player coming back after a gap sees its own hand again.
+        mover, _ = await turn_player(people, tid)
+        await mover.disconnect()
+        await mover.connect(servers[1].ws_url)
+        snap = await mover.watch(tid, last_v=1)
+        assert snap["type"] == "snapshot"
+        assert sorted(snap["game"]["hand"]) == sorted(mover.tables[tid].hand.elements())
+        assert spectator.problems == [] and mover.problems == []
+    finally:
+        for p in [*people, spectator]:
+            await p.aclose()
