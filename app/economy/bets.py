@@ -92,6 +92,8 @@ async def start_game(
     for u in people:
         keys += [ledger.wallet(u, COINS).key, ledger.seat_hold(table_id, u).key]
     locked = await ledger.lock(db, keys)
+    if await ledger.key_used(db, f"start:{game_id}"):
+        return []  # a concurrent call started it while we waited for the locks
     moves, failed = _stake_moves(locked, table_id, bet, people)
     if failed:
         return failed

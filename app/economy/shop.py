@@ -111,4 +111,4 @@ async def things(db: AsyncSession, user_id: int) -> tuple[list[ShopItem], dict[s
 
 async def equipped(db: AsyncSession, user_id: int) -> dict[str, str]:
     stmt = select(EquippedItem.slot, EquippedItem.sku).where(EquippedItem.user_id == user_id)
-    return dict((await db.execute(stmt)).tuples().all())
+    return {r[0]: r[1] for r in (await db.execute(stmt)).all()}

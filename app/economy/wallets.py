@@ -58,7 +58,7 @@ async def balances(db: AsyncSession, user_id: int, settings: Settings) -> Balanc
     stmt = select(Account.currency, Account.balance).where(
         Account.user_id == user_id, Account.kind == "wallet"
     )
-    found = dict((await db.execute(stmt)).tuples().all())
+    found = {r[0]: r[1] for r in (await db.execute(stmt)).all()}
     return Balances(coins=found.get(COINS, 0), credits=found.get(CREDITS, 0))
 
 

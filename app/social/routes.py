@@ -77,7 +77,7 @@ async def _requests_out(db: AsyncSession, reqs: list[FriendRequest]) -> list[Fri
     names: dict[int, str] = {}
     if ids:
         stmt = select(User.id, User.nickname).where(User.id.in_(ids))
-        names = dict((await db.execute(stmt)).tuples().all())
+        names = {r[0]: r[1] for r in (await db.execute(stmt)).all()}
     return [
         FriendRequestOut(id=r.id, sender_id=r.sender_id, sender_nickname=names[r.sender_id],
                          recipient_id=r.recipient_id, recipient_nickname=names[r.recipient_id],

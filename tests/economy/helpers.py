@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -16,12 +17,29 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.core.ids import UserId
 from app.economy import audit
-from app.economy.models import Account
+from app.economy.models import Account, ShopItem
+from app.economy.sql import insert_ignore, table_of
 from app.users.models import User
 from app.users.service import start_session
 from app.users.tokens import SESSION_COOKIE
+from tests.support import REPO_ROOT
 
 _names = itertools.count(1)
+SHOP_DATA = REPO_ROOT / "app" / "economy" / "data" / "shop_items.json"
+
+
+async def seed_shop(maker: async_sessionmaker[AsyncSession]) -> None:
+    """The test fixtures empty every table, the seeded catalogue too: put it back."""
+    items = json.loads(SHOP_DATA.read_text(encoding="utf-8"))["items"]
+    rows = [
+        {"sku": i["sku"], "kind": i["kind"], "name": i["name"], "price": i["price"],
+         "currency": i["currency"], "amount": i.get("amount", 0), "sort": n, "active": True,
+         "extra": {}}
+        for n, i in enumerate(items)
+    ]
+    async with maker() as db:
+        await insert_ignore(db, table_of(ShopItem), rows, ["sku"])
+        await db.commit()
 
 
 async def new_users(maker: async_sessionmaker[AsyncSession], n: int) -> list[int]:
