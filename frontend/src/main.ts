@@ -1,0 +1,183 @@
+// Boot, the shell (header, connection banner) and the hash router.
+import "./styles.css";
+import { get, post, errorText } from "./api";
+import { h, mount, raw, fmt } from "./dom";
+import { LANGS, onLang, setLang, lang, t, tk, type Lang } from "./i18n";
+import { socket } from "./socket";
+import { app, changed, onChange, refreshEquipped, refreshUnread, refreshWallet, avatarFor, notifParams } from "./state";
+import { toast, coinIcon, gemIcon } from "./ui";
+import { welcomeView } from "./views/welcome";
+import { lobbyView } from "./views/lobby";
+import { tableView } from "./views/table";
+import { shopView } from "./views/shop";
+import { thingsView } from "./views/things";
+import { notificationsView } from "./views/notifications";
+import { friendsView } from "./views/friends";
+import { profileView } from "./views/profile";
+import { rankingView } from "./views/ranking";
+import { claimDialog } from "./views/account";
+
+export interface View {
+  render(): void;
+  destroy?(): void;
+}
+
+const root = document.getElementById("app")!;
+const header = h("header", { class: "topbar" });
+const banner = h("div", { class: "banner", role: "alert", hidden: true });
+const main = h("main", { id: "main", tabindex: "-1" });
+let current: View | null = null;
+
+function route(): void {
+  current?.destroy?.();
+  current = null;
+  if (!app.me) {
+    current = welcomeView(main, boot);
+    current.render();
+    renderHeader();
+    return;
+  }
+  const [, name = "", arg = ""] = location.hash.replace(/^#/, "").split("/");
+  switch (name) {
+    case "table": current = tableView(main, arg); break;
+    case "shop": current = shopView(main, arg); break;
+    case "things": current = thingsView(main); break;
+    case "notifications": current = notificationsView(main); break;
+    case "friends": current = friendsView(main); break;
+    case "profile": current = profileView(main, Number(arg) || app.me.id); break;
+    case "ranking": current = rankingView(main); break;
+    default: current = lobbyView(main);
+  }
+  current.render();
+  renderHeader();
+  document.body.dataset.view = name || "lobby";
+}
+
+function navLink(hash: string, label: string, badge?: number): HTMLElement {
+  const here = (location.hash || "#/") === hash || (hash === "#/" && location.hash === "");
+  return h("a", { href: hash, class: here ? "active" : null, "aria-current": here ? "page" : null },
+    label, badge ? h("span", { class: "badge", "aria-label": t("nav.unread", { n: badge }) }, String(badge)) : null);
+}
+
+function renderHeader(): void {
+  const langSelect = h("select", {
+    id: "lang", "aria-label": t("nav.language"), class: "lang",
+    onchange: (e: Event) => setLang((e.target as HTMLSelectElement).value as Lang),
+  }, ...LANGS.map((l) => h("option", { value: l.code, selected: l.code === lang() }, l.name)));
+  const me = app.me;
+  const w = app.wallet;
+  mount(header,
+    h("a", { href: "#/", class: "brand", "aria-label": t("nav.home") },
+      h("span", { class: "logo", "aria-hidden": "true" }, "♠♥"), h("span", { class: "brand-name" }, t("app.name"))),
+    me ? h("nav", { class: "nav", "aria-label": t("nav.main") },
+      navLink("#/", t("nav.lobby")),
+      navLink("#/ranking", t("nav.ranking")),
+      navLink("#/shop", t("nav.shop")),
+      navLink("#/things", t("nav.things")),
+      navLink("#/friends", t("nav.friends")),
+      navLink("#/notifications", t("nav.notifications"), app.unread)) : null,
+    h("div", { class: "right" },
+      me && w ? h("div", { class: "wallet", "aria-label": t("wallet.label") },
+        h("span", { class: "coins", title: t("wallet.coins") }, coinIcon(), h("span", { "data-raw": "" }, fmt(w.coins)),
+          h("span", { class: "sr-only" }, " ", t("wallet.coins"))),
+        h("span", { class: "credits", title: t("wallet.credits") }, gemIcon(), h("span", { "data-raw": "" }, fmt(w.credits)),
+          h("span", { class: "sr-only" }, " ", t("wallet.credits")))) : null,
+      langSelect,
+      me ? h("details", { class: "usermenu" },
+        h("summary", { "aria-label": t("nav.account") },
+          h("span", { class: "avatar small", "aria-hidden": "true" }, avatarFor(app.equipped, me.nickname)),
+          raw(me.nickname, "span", "me-name")),
+        h("div", { class: "menu" },
+          h("a", { href: `#/profile/${me.id}` }, t("nav.profile")),
+          me.is_guest ? h("button", { type: "button", onclick: () => claimDialog(afterClaim) }, t("account.claim")) : null,
+          h("button", { type: "button", onclick: logout }, t("account.logout")))) : null,
+    ),
+  );
+}
+
+function afterClaim(me: any): void {
+  app.me = me;
+  changed();
+  toast(t("account.claimed"), "ok");
+}
+
+async function logout(): Promise<void> {
+  try {
+    await post("/api/auth/logout");
+  } catch { /* the cookie goes either way */ }
+  socket.stop();
+  app.me = null;
+  location.hash = "#/";
+  route();
+}
+
+function renderBanner(): void {
+  const down = app.me && socket.state !== "open" && socket.hasConnected;
+  banner.hidden = !down;
+  if (down) mount(banner, h("span", { class: "dot", "aria-hidden": "true" }), t("conn.lost"));
+}
+
+function personalFrames(): void {
+  socket.on("invitation", (f) => {
+    app.invites = [...app.invites.filter((i) => i.table.id !== f.table.id), { kind: "invitation", table: f.table, from: f.from }];
+    toast(t("invite.received", { name: f.from.name }));
+    changed();
+  });
+  socket.on("challenge", (f) => {
+    app.invites = [...app.invites.filter((i) => i.table.id !== f.table.id), { kind: "challenge", table: f.table, from: f.from }];
+    toast(t("challenge.received", { name: f.from.name }));
+    changed();
+  });
+  socket.on("challenge_accepted", (f) => {
+    toast(t("challenge.accepted", { name: f.by?.name ?? "" }), "ok");
+    location.hash = `#/table/${f.table}`;
+  });
+  socket.on("challenge_declined", (f) => toast(t("challenge.declined", { name: f.by?.name ?? "" })));
+  socket.on("seat_freed", (f) => toast(tk(`err.${f.code}`, "err.unknown"), "error"));
+  socket.on("wallet", (f) => {
+    app.wallet = { ...(app.wallet ?? { next_bonus_at: null }), coins: f.coins, credits: f.credits };
+    changed();
+  });
+  socket.on("notifications_unread", (f) => {
+    app.unread = f.count;
+    changed();
+  });
+  socket.on("notification", (f) => {
+    toast(tk(`notif.${f.kind}`, "notif.generic", notifParams(f.payload ?? {})));
+  });
+}
+
+async function boot(): Promise<void> {
+  try {
+    app.me = await get("/api/me");
+  } catch {
+    app.me = null;
+  }
+  if (app.me) {
+    socket.start();
+    refreshWallet();
+    refreshUnread();
+    refreshEquipped();
+  }
+  route();
+}
+
+function start(): void {
+  mount(root, h("a", { href: "#main", class: "skip" }, t("nav.skip")), header, banner, main);
+  onLang(() => {
+    (root.firstChild as HTMLElement).textContent = t("nav.skip");
+    renderHeader();
+    renderBanner();
+    current?.render();
+  });
+  onChange(() => renderHeader());
+  socket.onState(renderBanner);
+  personalFrames();
+  window.addEventListener("hashchange", route);
+  document.documentElement.lang = lang();
+  // Test hooks: tests drive the pseudo-language and read the socket state.
+  (window as any).__buraco = { socket, setLang, app, errorText };
+  boot();
+}
+
+start();

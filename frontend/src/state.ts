@@ -1,0 +1,96 @@
+// What the whole app shares: who I am, my wallet, pending invitations, unread count.
+import { get } from "./api";
+import { fmt } from "./dom";
+import { tk } from "./i18n";
+
+export interface Me {
+  id: number;
+  username: string | null;
+  nickname: string;
+  is_guest: boolean;
+}
+
+export interface Invite {
+  kind: "invitation" | "challenge";
+  table: any; // the lobby summary of the table
+  from: { id: number; name: string };
+}
+
+export const app = {
+  me: null as Me | null,
+  wallet: null as { coins: number; credits: number; next_bonus_at: string | null } | null,
+  unread: 0,
+  invites: [] as Invite[],
+  equipped: {} as Record<string, string>,
+};
+
+const listeners = new Set<() => void>();
+
+export function changed(): void {
+  listeners.forEach((fn) => fn());
+}
+
+export function onChange(fn: () => void): () => void {
+  listeners.add(fn);
+  return () => listeners.delete(fn);
+}
+
+export async function refreshWallet(): Promise<void> {
+  try {
+    app.wallet = await get("/api/wallet");
+    changed();
+  } catch {
+    /* the economy may be unavailable: the header just shows no wallet */
+  }
+}
+
+export async function refreshUnread(): Promise<void> {
+  try {
+    const data = await get("/api/notifications?limit=1");
+    app.unread = data.unread;
+    changed();
+  } catch {
+    /* ignore */
+  }
+}
+
+export async function refreshEquipped(): Promise<void> {
+  try {
+    const data = await get("/api/me/things");
+    app.equipped = data.equipped ?? {};
+    applyLook();
+    changed();
+  } catch {
+    /* ignore */
+  }
+}
+
+// Equipped cosmetics change the look: card backs and the table felt.
+export function applyLook(): void {
+  const root = document.documentElement;
+  root.dataset.back = app.equipped.card_back ?? "";
+  root.dataset.felt = app.equipped.felt ?? "";
+}
+
+export const AVATARS: Record<string, string> = {
+  avatar_sombrero: "🤠", avatar_gafas: "😎", avatar_corona: "👑", avatar_pirata: "🏴‍☠️",
+};
+
+export const EMOTES: Record<string, string> = {
+  emote_risa: "😂", emote_aplauso: "👏", emote_beso: "😘", emote_llanto: "😢",
+};
+
+export function avatarFor(equipped: Record<string, string> | undefined, name: string): string {
+  const sku = equipped?.avatar;
+  if (sku && AVATARS[sku]) return AVATARS[sku];
+  return (name.trim()[0] ?? "?").toUpperCase();
+}
+
+export function notifParams(p: any): Record<string, string> {
+  return {
+    name: p.from_nickname ?? p.by_nickname ?? p.nickname ?? "",
+    item: p.sku ? tk(`item.${p.sku}`, "item.unknown") : `${fmt(p.amount ?? 0)} ${tk(`wallet.${p.currency ?? "coins"}`)}`,
+    level: String(p.level ?? ""),
+  };
+}
+

@@ -1,0 +1,93 @@
+// Shared widgets: toasts, modal dialogs, small form fields.
+import { h, type Child } from "./dom";
+import { t } from "./i18n";
+
+export function toast(text: string, kind: "info" | "error" | "ok" = "info"): void {
+  let box = document.getElementById("toasts");
+  if (!box) {
+    box = h("div", { id: "toasts", class: "toasts", role: "status", "aria-live": "polite" });
+    document.body.appendChild(box);
+  }
+  const item = h("div", { class: `toast ${kind}` }, text);
+  box.appendChild(item);
+  window.setTimeout(() => item.remove(), 4500);
+}
+
+export interface DialogHandle {
+  close(): void;
+  el: HTMLElement;
+}
+
+/** A modal dialog; Escape or the close button dismiss it. */
+export function dialog(title: string, body: Child, opts: { wide?: boolean; onClose?: () => void } = {}): DialogHandle {
+  const previous = document.activeElement as HTMLElement | null;
+  const titleId = `dlg-${Math.random().toString(36).slice(2, 8)}`;
+  const close = () => {
+    overlay.remove();
+    document.removeEventListener("keydown", onKey, true);
+    opts.onClose?.();
+    previous?.focus?.();
+  };
+  const onKey = (e: KeyboardEvent) => {
+    if (e.key === "Escape") {
+      e.stopPropagation();
+      close();
+    }
+  };
+  const panel = h(
+    "div",
+    { class: `dialog ${opts.wide ? "wide" : ""}`, role: "dialog", "aria-modal": "true", "aria-labelledby": titleId },
+    h("header", { class: "dialog-head" },
+      h("h2", { id: titleId }, title),
+      h("button", { type: "button", class: "icon-btn", "aria-label": t("common.close"), onclick: close }, "✕")),
+    h("div", { class: "dialog-body" }, body),
+  );
+  const overlay = h("div", { class: "overlay", onclick: (e: MouseEvent) => { if (e.target === overlay) close(); } }, panel);
+  document.body.appendChild(overlay);
+  document.addEventListener("keydown", onKey, true);
+  const first = panel.querySelector<HTMLElement>("input, select, textarea, .dialog-body button");
+  (first ?? panel.querySelector<HTMLElement>("button"))?.focus();
+  return { close, el: panel };
+}
+
+export function field(label: string, control: HTMLElement, hint?: string): HTMLElement {
+  const id = control.id || `f-${Math.random().toString(36).slice(2, 8)}`;
+  control.id = id;
+  return h("div", { class: "field" },
+    h("label", { for: id }, label),
+    control,
+    hint ? h("small", { class: "hint" }, hint) : null);
+}
+
+export function checkbox(label: string, input: HTMLInputElement, hint?: string): HTMLElement {
+  const id = input.id || `c-${Math.random().toString(36).slice(2, 8)}`;
+  input.id = id;
+  return h("div", { class: "field check" },
+    input,
+    h("label", { for: id }, label),
+    hint ? h("small", { class: "hint" }, hint) : null);
+}
+
+export function spinner(): HTMLElement {
+  return h("div", { class: "spinner", role: "progressbar", "aria-label": t("common.loading") });
+}
+
+export function busy<T extends unknown[]>(btn: HTMLButtonElement, fn: (...a: T) => Promise<void>) {
+  return async (...args: T) => {
+    if (btn.disabled) return;
+    btn.disabled = true;
+    try {
+      await fn(...args);
+    } finally {
+      btn.disabled = false;
+    }
+  };
+}
+
+export function coinIcon(size = ""): HTMLElement {
+  return h("span", { class: `ic coin ${size}`, "aria-hidden": "true" });
+}
+
+export function gemIcon(size = ""): HTMLElement {
+  return h("span", { class: `ic gem ${size}`, "aria-hidden": "true" });
+}

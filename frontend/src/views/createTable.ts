@@ -1,0 +1,175 @@
+// "Crear partida": every table option and a house-rules editor naming each option of
+// RULES.md section 9 in plain words. Only the options changed from the modality's
+// defaults are sent as overrides.
+import { post, errorText } from "../api";
+import { h, mount } from "../dom";
+import { t, tk, type Key } from "../i18n";
+import { OPTIONS, PRESETS, PRESET_NAMES, PRESET_PLAYERS, sides, type Preset, type Rules } from "../presets";
+import { checkbox, dialog, field } from "../ui";
+
+const MIN_BET = 6000;
+
+export function createTableDialog(onCreated: (table: any) => void): void {
+  let preset: Preset = "cerrado";
+  let players = 2;
+  let rules: Rules = { ...PRESETS[preset] };
+  let houseOpen = false;
+
+  const name = h("input", { id: "ct-name", maxlength: 40, placeholder: t("create.namePlaceholder") }) as HTMLInputElement;
+  const bet = h("input", { id: "ct-bet", type: "number", min: MIN_BET, step: 1000, value: MIN_BET }) as HTMLInputElement;
+  const priv = h("input", { id: "ct-private", type: "checkbox" }) as HTMLInputElement;
+  const turbo = h("input", { id: "ct-turbo", type: "checkbox" }) as HTMLInputElement;
+  const presetSel = h("select", { id: "ct-preset" }) as HTMLSelectElement;
+  const playersSel = h("select", { id: "ct-players" }) as HTMLSelectElement;
+  const house = h("div", { class: "house", id: "house-rules" });
+  const error = h("p", { class: "error", role: "alert" });
+  const special = h("p", { class: "hint special" });
+
+  function fillPlayers(): void {
+    const allowed = PRESET_PLAYERS[preset];
+    if (!allowed.includes(players)) players = allowed[0];
+    mount(playersSel, ...allowed.map((n) => h("option", { value: n, selected: n === players }, t("create.playersN", { n }))));
+  }
+
+  function fillPresets(): void {
+    mount(presetSel, ...PRESET_NAMES.map((p) => h("option", { value: p, selected: p === preset }, tk(`preset.${p}`))));
+  }
+
+  function updateSpecial(): void {
+    const isSpecial = priv.checked || turbo.checked || players === 4;
+    special.textContent = isSpecial ? t("create.specialCost") : "";
+  }
+
+  function optionControl(spec: (typeof OPTIONS)[number]): HTMLElement {
+    const id = `rule-${spec.name}`;
+    const label = tk(`rule.${spec.name}`);
+    const hint = tk(`rule.${spec.name}.hint`);
+    const value = rules[spec.name];
+    const changedMark = value !== PRESETS[preset][spec.name] ? " •" : "";
+    if (spec.kind === "bool") {
+      const input = h("input", {
+        id, type: "checkbox", checked: Boolean(value),
+        onchange: (e: Event) => { rules[spec.name] = (e.target as HTMLInputElement).checked; renderHouse(); },
+      }) as HTMLInputElement;
+      return checkbox(label + changedMark, input, hint);
+    }
+    if (spec.kind === "choice") {
+      const values = spec.name === "muertos" ? [0, sides(rules, players)] : spec.values;
+      const select = h("select", {
+        id,
+        onchange: (e: Event) => {
+          const raw = (e.target as HTMLSelectElement).value;
+          rules[spec.name] = typeof values[0] === "number" ? Number(raw) : raw;
+          renderHouse();
+        },
+      }, ...values.map((v) => {
+        const key = `rule.${spec.name}.${v}`;
+        const text = tk(key);
+        return h("option", { value: v, selected: v === value }, text === key ? String(v) : text);
+      }));
+      return field(label + changedMark, select, hint);
+    }
+    const input = h("input", {
+      id, type: "number", min: spec.min, max: spec.max, step: spec.step ?? 1, value: Number(value),
+      onchange: (e: Event) => { rules[spec.name] = Number((e.target as HTMLInputElement).value); renderHouse(); },
+    });
+    return field(label + changedMark, input, hint);
+  }
+
+  function renderHouse(): void {
+    const focused = document.activeElement?.id;
+    if (!houseOpen) {
+      mount(house);
+    } else {
+      mount(house,
+        h("p", { class: "hint" }, t("create.houseIntro")),
+        h("div", { class: "rules-grid" }, ...OPTIONS.map(optionControl)),
+        h("button", { type: "button", class: "btn small", onclick: () => { rules = { ...PRESETS[preset] }; renderHouse(); } }, t("create.resetRules")));
+    }
+    if (focused) document.getElementById(focused)?.focus();
+  }
+
+  function overrides(): Rules {
+    const out: Rules = {};
+    for (const spec of OPTIONS) {
+      if (spec.name === "target_score" || spec.name === "muertos") continue;
+      if (rules[spec.name] !== PRESETS[preset][spec.name]) out[spec.name] = rules[spec.name];
+    }
+    const muertos = rules.muertos ? sides(rules, players) : 0;
+    if (muertos !== PRESETS[preset].muertos) out.muertos = muertos;
+    return out;
+  }
+
+  presetSel.addEventListener("change", () => {
+    preset = presetSel.value as Preset;
+    rules = { ...PRESETS[preset] };
+    fillPlayers();
+    renderHouse();
+    updateSpecial();
+  });
+  playersSel.addEventListener("change", () => {
+    players = Number(playersSel.value);
+    updateSpecial();
+    renderHouse();
+  });
+  priv.addEventListener("change", updateSpecial);
+  turbo.addEventListener("change", updateSpecial);
+
+  const houseToggle = h("button", {
+    type: "button", class: "btn ghost", id: "house-toggle", "aria-expanded": "false", "aria-controls": "house-rules",
+    onclick: () => {
+      houseOpen = !houseOpen;
+      houseToggle.setAttribute("aria-expanded", String(houseOpen));
+      renderHouse();
+    },
+  }, t("create.houseRules"));
+
+  const submit = h("button", { type: "submit", class: "btn primary", id: "ct-submit" }, t("create.submit")) as HTMLButtonElement;
+  const form = h("form", {
+    class: "form create-table",
+    onsubmit: async (e: Event) => {
+      e.preventDefault();
+      error.textContent = "";
+      submit.disabled = true;
+      try {
+        const target = Number(rules.target_score) || 0;
+        const table = await post("/api/tables", {
+          name: name.value.trim(), preset, players, bet: Math.max(MIN_BET, Number(bet.value) || MIN_BET),
+          private: priv.checked, turbo: turbo.checked, rules: overrides(),
+          target_score: target !== PRESETS[preset].target_score ? target : null,
+        });
+        dlg.close();
+        onCreated(table);
+      } catch (err) {
+        error.textContent = errorText(err);
+      } finally {
+        submit.disabled = false;
+      }
+    },
+  },
+  h("div", { class: "grid2" },
+    field(t("create.name"), name),
+    field(t("create.modality"), presetSel),
+    field(t("create.players"), playersSel, t("create.pairsHint")),
+    field(t("create.bet"), bet, t("create.betHint", { min: MIN_BET })),
+  ),
+  h("div", { class: "row wrap" },
+    checkbox(t("create.private"), priv, t("create.privateHint")),
+    checkbox(t("create.turbo"), turbo, t("create.turboHint"))),
+  special,
+  houseToggle,
+  house,
+  error,
+  h("div", { class: "row end" }, submit));
+  fillPresets();
+  fillPlayers();
+  const dlg = dialog(t("create.title"), form, { wide: true });
+}
+
+export function presetName(p: string): string {
+  return tk(`preset.${p}`);
+}
+
+export function ruleLabel(name: string): string {
+  return tk(`rule.${name}` as Key);
+}

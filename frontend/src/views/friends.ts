@@ -1,0 +1,90 @@
+// Friends: your list (challenge, gift, profile), requests in and out, and finding players.
+import { get, post, del, errorText } from "../api";
+import { h, mount, raw } from "../dom";
+import { t } from "../i18n";
+import { spinner, toast } from "../ui";
+import { challengeDialog } from "./social";
+import type { View } from "../main";
+
+export function friendsView(el: HTMLElement): View {
+  let friends: any[] | null = null;
+  let requests: { incoming: any[]; outgoing: any[] } = { incoming: [], outgoing: [] };
+  let found: any[] = [];
+  let query = "";
+  let error = "";
+
+  async function load(): Promise<void> {
+    try {
+      [friends, requests] = await Promise.all([get("/api/friends"), get("/api/friends/requests")]);
+    } catch (e) {
+      error = errorText(e);
+    }
+    render();
+  }
+
+  async function search(e: Event): Promise<void> {
+    e.preventDefault();
+    query = (document.getElementById("friend-q") as HTMLInputElement).value.trim();
+    if (!query) return;
+    try {
+      found = await get(`/api/players/search?q=${encodeURIComponent(query)}`);
+    } catch (err) {
+      toast(errorText(err), "error");
+    }
+    render();
+  }
+
+  async function call(fn: () => Promise<unknown>, ok?: string): Promise<void> {
+    try {
+      await fn();
+      if (ok) toast(ok, "ok");
+      await load();
+    } catch (e) {
+      toast(errorText(e), "error");
+    }
+  }
+
+  function person(p: any, extra: HTMLElement[]): HTMLElement {
+    return h("li", { class: "person" },
+      h("a", { href: `#/profile/${p.user_id}` }, raw(p.nickname, "strong")),
+      h("span", { class: `presence ${p.online ? "on" : ""}` }, t(p.online ? "social.online" : "social.offline")),
+      h("span", { class: "muted small" }, t("profile.levelN", { n: p.level })),
+      h("span", { class: "row" }, ...extra));
+  }
+
+  function render(): void {
+    if (!friends) {
+      mount(el, h("section", { class: "panel" }, h("h1", null, t("friends.title")), error ? h("p", { class: "error" }, error) : spinner()));
+      return;
+    }
+    mount(el, h("section", { class: "page friends" },
+      h("h1", null, t("friends.title")),
+      h("div", { class: "cols" },
+        h("section", { class: "panel", "aria-labelledby": "fr-list" },
+          h("h2", { id: "fr-list" }, t("friends.list")),
+          friends.length ? h("ul", { class: "list" }, ...friends.map((f) => person(f, [
+            h("button", { type: "button", class: "btn tiny", onclick: () => challengeDialog(f.nickname) }, t("social.challenge")),
+            h("a", { class: "btn tiny pink", href: `#/profile/${f.user_id}` }, t("gift.give")),
+            h("button", { type: "button", class: "btn tiny ghost", onclick: () => call(() => del(`/api/friends/${f.user_id}`)) }, t("friends.remove")),
+          ]))) : h("p", { class: "empty" }, t("friends.none"))),
+        h("section", { class: "panel", "aria-labelledby": "fr-req" },
+          h("h2", { id: "fr-req" }, t("friends.requests")),
+          requests.incoming.length || requests.outgoing.length ? h("ul", { class: "list" },
+            ...requests.incoming.map((r) => h("li", { class: "person" }, raw(r.sender_nickname, "strong"), h("span", { class: "muted small" }, t("friends.wantsYou")),
+              h("span", { class: "row" },
+                h("button", { type: "button", class: "btn tiny primary", "data-accept": r.sender_nickname, onclick: () => call(() => post(`/api/friends/requests/${r.id}/accept`), t("friends.nowFriends")) }, t("common.accept")),
+                h("button", { type: "button", class: "btn tiny", onclick: () => call(() => post(`/api/friends/requests/${r.id}/decline`)) }, t("common.decline"))))),
+            ...requests.outgoing.map((r) => h("li", { class: "person" }, raw(r.recipient_nickname, "strong"), h("span", { class: "muted small" }, t("friends.pending"))))) :
+            h("p", { class: "empty" }, t("friends.noRequests")),
+          h("h2", null, t("friends.find")),
+          h("form", { class: "row", onsubmit: search },
+            h("input", { id: "friend-q", value: query, "aria-label": t("friends.searchLabel"), placeholder: t("friends.searchLabel"), maxlength: 32 }),
+            h("button", { type: "submit", class: "btn" }, t("friends.search"))),
+          found.length ? h("ul", { class: "list" }, ...found.map((p) => person(p, p.friend ? [] : [
+            h("button", { type: "button", class: "btn tiny primary", "data-add": p.nickname, onclick: () => call(() => post("/api/friends/requests", { user_id: p.user_id }), t("friends.requestSent")) }, t("friends.add")),
+          ]))) : query ? h("p", { class: "empty" }, t("friends.noneFound")) : null))));
+  }
+
+  load();
+  return { render };
+}

@@ -1,0 +1,230 @@
+// The lobby: "¡Juega ya!", wallet and daily bonus, invitations and challenges, the live
+// table list with filters, "Crear partida", online players and the lobby chat.
+import { get, post, errorText } from "../api";
+import { h, mount, raw, fmt, keepFocus } from "../dom";
+import { t } from "../i18n";
+import { PRESET_NAMES } from "../presets";
+import { socket } from "../socket";
+import { app, changed, onChange, refreshWallet } from "../state";
+import { toast, coinIcon } from "../ui";
+import { createTableDialog, presetName } from "./createTable";
+import { chatPanel, type ChatPanel } from "./chat";
+import { challengeDialog } from "./social";
+import type { View } from "../main";
+
+const QUICK_KEY = "buraco.quick";
+
+export function lobbyView(el: HTMLElement): View {
+  let tables: any[] = [];
+  let online: any[] = [];
+  const saved = JSON.parse(localStorage.getItem(QUICK_KEY) ?? "{}");
+  const quick = { preset: saved.preset ?? "cerrado", players: saved.players ?? 2, bots: saved.bots ?? true };
+  const filters = { preset: "", players: "", maxBet: "", free: false, turbo: "" };
+  const chat: ChatPanel = chatPanel(null);
+  const offs: (() => void)[] = [];
+
+  offs.push(socket.on("lobby", (f) => { tables = f.tables; render(); }));
+  offs.push(socket.on("lobby_table", (f) => {
+    tables = [...tables.filter((x) => x.id !== f.table.id), f.table];
+    render();
+  }));
+  offs.push(socket.on("lobby_remove", (f) => {
+    tables = tables.filter((x) => x.id !== f.table);
+    render();
+  }));
+  offs.push(onChange(() => render()));
+  socket.setLobby(true);
+  get("/api/tables").then((d) => { tables = d.tables; render(); }).catch(() => undefined);
+
+  async function loadOnline(): Promise<void> {
+    try {
+      online = await get("/api/players/online");
+      render();
+    } catch { /* social endpoints unavailable */ }
+  }
+  loadOnline();
+  const onlineTimer = window.setInterval(loadOnline, 15000);
+
+  async function playNow(): Promise<void> {
+    localStorage.setItem(QUICK_KEY, JSON.stringify(quick));
+    try {
+      const meta = await post("/api/quickplay", {
+        preset: quick.preset, players: quick.players, bots_after_seconds: quick.bots ? 8 : null,
+      });
+      location.hash = `#/table/${meta.id}`;
+    } catch (e) {
+      toast(errorText(e), "error");
+    }
+  }
+
+  async function sit(id: string): Promise<void> {
+    try {
+      await post(`/api/tables/${id}/sit`, {});
+      location.hash = `#/table/${id}`;
+    } catch (e) {
+      toast(errorText(e), "error");
+    }
+  }
+
+  async function answer(invite: (typeof app.invites)[number], yes: boolean): Promise<void> {
+    app.invites = app.invites.filter((i) => i !== invite);
+    changed();
+    const id = invite.table.id;
+    try {
+      if (invite.kind === "challenge") {
+        await post(`/api/challenges/${id}/${yes ? "accept" : "decline"}`);
+      } else if (yes) {
+        await post(`/api/tables/${id}/sit`, {});
+      }
+      if (yes) location.hash = `#/table/${id}`;
+    } catch (e) {
+      toast(errorText(e), "error");
+    }
+  }
+
+  async function bonus(): Promise<void> {
+    try {
+      app.wallet = await post("/api/wallet/daily-bonus");
+      toast(t("wallet.bonusGot"), "ok");
+      changed();
+    } catch (e) {
+      toast(errorText(e), "error");
+      refreshWallet();
+    }
+  }
+
+  function visibleTables(): any[] {
+    return tables
+      .filter((x) => !filters.preset || x.preset === filters.preset)
+      .filter((x) => !filters.players || x.players === Number(filters.players))
+      .filter((x) => !filters.maxBet || x.bet <= Number(filters.maxBet))
+      .filter((x) => !filters.free || x.free_seats > 0)
+      .filter((x) => !filters.turbo || String(x.turbo) === filters.turbo)
+      .sort((a, b) => a.bet - b.bet || a.created_at - b.created_at);
+  }
+
+  function quickCard(): HTMLElement {
+    return h("section", { class: "panel quick", "aria-labelledby": "quick-title" },
+      h("h2", { id: "quick-title" }, t("lobby.quickTitle")),
+      h("p", { class: "muted" }, t("lobby.quickLead")),
+      h("div", { class: "row wrap" },
+        h("label", { class: "sr-only", for: "quick-preset" }, t("lobby.modality")),
+        h("select", {
+          id: "quick-preset", onchange: (e: Event) => { quick.preset = (e.target as HTMLSelectElement).value; },
+        }, ...PRESET_NAMES.map((p) => h("option", { value: p, selected: p === quick.preset }, presetName(p)))),
+        h("label", { class: "sr-only", for: "quick-players" }, t("lobby.players")),
+        h("select", {
+          id: "quick-players", onchange: (e: Event) => { quick.players = Number((e.target as HTMLSelectElement).value); },
+        }, ...[2, 4].map((n) => h("option", { value: n, selected: n === quick.players }, t("create.playersN", { n })))),
+        h("label", { class: "check inline" },
+          h("input", { type: "checkbox", id: "quick-bots", checked: quick.bots, onchange: (e: Event) => { quick.bots = (e.target as HTMLInputElement).checked; } }),
+          t("lobby.quickBots"))),
+      h("button", { type: "button", class: "btn primary huge", id: "play-now", onclick: playNow }, t("lobby.playNow")),
+      h("p", { class: "hint" }, t("lobby.quickBet", { bet: fmt(6000) })));
+  }
+
+  function walletCard(): HTMLElement | null {
+    const w = app.wallet;
+    if (!w) return null;
+    const next = w.next_bonus_at ? new Date(w.next_bonus_at) : null;
+    const ready = !next || next.getTime() <= Date.now();
+    return h("section", { class: "panel wallet-card", "aria-labelledby": "wallet-title" },
+      h("h2", { id: "wallet-title" }, t("wallet.title")),
+      h("div", { class: "balances" },
+        h("div", null, h("span", { class: "big", "data-raw": "" }, fmt(w.coins)), h("span", { class: "muted" }, t("wallet.coins"))),
+        h("div", null, h("span", { class: "big", "data-raw": "" }, fmt(w.credits)), h("span", { class: "muted" }, t("wallet.credits")))),
+      ready
+        ? h("button", { type: "button", class: "btn gold", id: "daily-bonus", onclick: bonus }, t("wallet.bonus"))
+        : h("p", { class: "hint" }, t("wallet.bonusNext", { time: next!.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }) })));
+  }
+
+  function invitesCard(): HTMLElement | null {
+    if (!app.invites.length) return null;
+    return h("section", { class: "panel invites", "aria-labelledby": "inv-title" },
+      h("h2", { id: "inv-title" }, t("lobby.invites")),
+      h("ul", { class: "list" }, ...app.invites.map((inv) =>
+        h("li", { class: "invite" },
+          h("span", null, t(inv.kind === "challenge" ? "challenge.from" : "invite.from", { name: "" }), raw(inv.from.name, "strong"),
+            " · ", presetName(inv.table.preset), " · ", h("span", { "data-raw": "" }, fmt(inv.table.bet)), " ", t("wallet.coins")),
+          h("span", { class: "row" },
+            h("button", { type: "button", class: "btn small primary", onclick: () => answer(inv, true) }, t("common.accept")),
+            h("button", { type: "button", class: "btn small", onclick: () => answer(inv, false) }, t("common.decline")))))));
+  }
+
+  function filterBar(): HTMLElement {
+    const sel = (id: string, label: string, value: string, options: [string, string][], set: (v: string) => void) =>
+      h("label", { class: "filter" }, h("span", null, label),
+        h("select", { id, onchange: (e: Event) => { set((e.target as HTMLSelectElement).value); keepFocus(render); } },
+          ...options.map(([v, text]) => h("option", { value: v, selected: v === value }, text))));
+    return h("div", { class: "filters", role: "group", "aria-label": t("lobby.filters") },
+      sel("f-preset", t("lobby.modality"), filters.preset, [["", t("lobby.all")], ...PRESET_NAMES.map((p) => [p, presetName(p)] as [string, string])], (v) => { filters.preset = v; }),
+      sel("f-players", t("lobby.players"), filters.players, [["", t("lobby.all")], ["2", "2"], ["3", "3"], ["4", "4"]], (v) => { filters.players = v; }),
+      sel("f-bet", t("lobby.maxBet"), filters.maxBet, [["", t("lobby.all")], ["6000", fmt(6000)], ["20000", fmt(20000)], ["100000", fmt(100000)]], (v) => { filters.maxBet = v; }),
+      sel("f-turbo", t("lobby.speed"), filters.turbo, [["", t("lobby.all")], ["false", t("lobby.normal")], ["true", t("lobby.turbo")]], (v) => { filters.turbo = v; }),
+      h("label", { class: "filter check inline" },
+        h("input", { type: "checkbox", id: "f-free", checked: filters.free, onchange: (e: Event) => { filters.free = (e.target as HTMLInputElement).checked; keepFocus(render); } }),
+        t("lobby.freeSeats")));
+  }
+
+  function tableRow(x: any): HTMLElement {
+    const seated = x.seats.filter(Boolean).length;
+    const mine = x.seats.some((s: any) => s && s.user_id === app.me?.id);
+    return h("li", { class: "table-row" },
+      h("div", { class: "tname" }, raw(x.name, "strong"),
+        h("span", { class: "tags" },
+          h("span", { class: "tag" }, presetName(x.preset)),
+          x.turbo ? h("span", { class: "tag turbo" }, t("lobby.turbo")) : null,
+          x.target_score ? h("span", { class: "tag" }, t("lobby.toPoints", { n: x.target_score })) : null)),
+      h("div", { class: "seats", "aria-label": t("lobby.seatsTaken", { n: seated, of: x.players }) },
+        ...x.seats.map((s: any) => h("span", { class: `seat-dot ${s ? "on" : ""}`, "aria-hidden": "true" })),
+        h("span", { class: "muted" }, ` ${seated}/${x.players}`)),
+      h("div", { class: "bet" }, coinIcon(), h("span", { "data-raw": "" }, fmt(x.bet))),
+      h("div", { class: "actions" },
+        mine
+          ? h("a", { class: "btn small", href: `#/table/${x.id}` }, t("lobby.open"))
+          : h("button", { type: "button", class: "btn small primary", disabled: x.free_seats < 1, onclick: () => sit(x.id) }, t("lobby.sit")),
+        h("a", { class: "btn small ghost", href: `#/table/${x.id}` }, t("lobby.watch"))));
+  }
+
+  function tablesCard(): HTMLElement {
+    const list = visibleTables();
+    return h("section", { class: "panel tables", "aria-labelledby": "tables-title" },
+      h("div", { class: "panel-head" },
+        h("h2", { id: "tables-title" }, t("lobby.tables")),
+        h("button", { type: "button", class: "btn", id: "create-table", onclick: () => createTableDialog((x) => { location.hash = `#/table/${x.id}`; }) }, t("lobby.create"))),
+      filterBar(),
+      list.length
+        ? h("ul", { class: "table-list" }, ...list.map(tableRow))
+        : h("p", { class: "empty" }, t("lobby.noTables")));
+  }
+
+  function onlineCard(): HTMLElement {
+    return h("section", { class: "panel online", "aria-labelledby": "online-title" },
+      h("h2", { id: "online-title" }, t("lobby.online"), h("span", { class: "count", "data-raw": "" }, ` ${online.length}`)),
+      h("ul", { class: "players" }, ...online.filter((p) => p.user_id !== app.me?.id).slice(0, 50).map((p) =>
+        h("li", null,
+          h("a", { href: `#/profile/${p.user_id}` }, raw(p.nickname), h("span", { class: "muted" }, " · ", t("profile.levelN", { n: p.level }))),
+          h("button", { type: "button", class: "btn tiny", onclick: () => challengeDialog(p.nickname) }, t("social.challenge"))))),
+      online.length <= 1 ? h("p", { class: "empty" }, t("lobby.nobodyOnline")) : null);
+  }
+
+  function render(): void {
+    keepFocus(() => mount(el,
+      h("div", { class: "lobby" },
+        h("div", { class: "col main-col" }, quickCard(), invitesCard(), tablesCard()),
+        h("div", { class: "col side-col" }, walletCard(), onlineCard(), chat.el))));
+    chat.render();
+  }
+
+  return {
+    render,
+    destroy() {
+      socket.setLobby(false);
+      offs.forEach((off) => off());
+      window.clearInterval(onlineTimer);
+      chat.destroy();
+    },
+  };
+}
+
+

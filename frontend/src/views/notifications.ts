@@ -1,0 +1,96 @@
+// The notifications centre: gifts to accept (and "Regalar" back), friend requests,
+// challenges and level-ups.
+import { get, post, errorText } from "../api";
+import { h, mount } from "../dom";
+import { t, tk } from "../i18n";
+import { app, changed, refreshEquipped, refreshWallet, notifParams } from "../state";
+import { spinner, toast } from "../ui";
+import type { View } from "../main";
+
+export function notificationsView(el: HTMLElement): View {
+  let items: any[] | null = null;
+  let error = "";
+  const answered = new Set<number>();
+
+  async function load(): Promise<void> {
+    try {
+      const data = await get("/api/notifications?limit=50");
+      items = data.items;
+      app.unread = data.unread;
+      changed();
+    } catch (e) {
+      error = errorText(e);
+    }
+    render();
+  }
+
+  async function gift(n: any, accept: boolean): Promise<void> {
+    try {
+      await post(`/api/gifts/${n.payload.gift_id}/${accept ? "accept" : "decline"}`);
+      answered.add(n.id);
+      toast(t(accept ? "gift.accepted" : "gift.declined"), "ok");
+      refreshWallet();
+      refreshEquipped();
+      load();
+    } catch (e) {
+      toast(errorText(e), "error");
+    }
+  }
+
+  async function friend(n: any, accept: boolean): Promise<void> {
+    try {
+      await post(`/api/friends/requests/${n.payload.request_id}/${accept ? "accept" : "decline"}`);
+      answered.add(n.id);
+      await post(`/api/notifications/${n.id}/read`);
+      load();
+    } catch (e) {
+      toast(errorText(e), "error");
+    }
+  }
+
+  async function readAll(): Promise<void> {
+    try {
+      await post("/api/notifications/read-all");
+      load();
+    } catch (e) {
+      toast(errorText(e), "error");
+    }
+  }
+
+  function actionsFor(n: any): HTMLElement | null {
+    if (n.kind === "gift" && !n.read && !answered.has(n.id)) {
+      return h("div", { class: "row" },
+        h("button", { type: "button", class: "btn small primary", "data-action": "accept-gift", onclick: () => gift(n, true) }, t("common.accept")),
+        h("button", { type: "button", class: "btn small", onclick: () => gift(n, false) }, t("common.decline")));
+    }
+    if (n.kind === "gift" || n.kind === "gift_accepted") {
+      const who = n.payload.from_user_id ?? n.payload.by_user_id;
+      return who ? h("a", { class: "btn small pink", href: `#/profile/${who}` }, t("gift.giveBack")) : null;
+    }
+    if (n.kind === "friend_request" && !n.read && !answered.has(n.id)) {
+      return h("div", { class: "row" },
+        h("button", { type: "button", class: "btn small primary", onclick: () => friend(n, true) }, t("common.accept")),
+        h("button", { type: "button", class: "btn small", onclick: () => friend(n, false) }, t("common.decline")));
+    }
+    return null;
+  }
+
+  function render(): void {
+    if (!items) {
+      mount(el, h("section", { class: "panel" }, h("h1", null, t("notif.title")), error ? h("p", { class: "error" }, error) : spinner()));
+      return;
+    }
+    mount(el, h("section", { class: "page notifications" },
+      h("div", { class: "panel-head" }, h("h1", null, t("notif.title")),
+        h("button", { type: "button", class: "btn small ghost", onclick: readAll }, t("notif.readAll"))),
+      items.length ? h("ul", { class: "list notes" }, ...items.map((n) =>
+        h("li", { class: `note ${n.read ? "read" : "unread"}`, "data-kind": n.kind },
+          h("span", { class: "note-icon", "aria-hidden": "true" }, n.kind.startsWith("gift") ? "✉" : n.kind.startsWith("friend") ? "♥" : n.kind === "challenge" ? "⚑" : "★"),
+          h("div", { class: "note-text" }, h("p", null, tk(`notif.${n.kind}`, "notif.generic", notifParams(n.payload))),
+            h("time", { class: "muted small", datetime: n.created_at }, new Date(n.created_at).toLocaleString())),
+          actionsFor(n)))) : h("p", { class: "empty" }, t("notif.empty"))));
+  }
+
+  load();
+  return { render };
+}

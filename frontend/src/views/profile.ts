@@ -1,0 +1,88 @@
+// A player's profile: level, games and wins by modality, equipped things, recent games,
+// and "Retar", "Regalar", add friend, block.
+import { get, post, del, errorText } from "../api";
+import { h, mount, raw, fmt } from "../dom";
+import { t, tk } from "../i18n";
+import { avatarFor } from "../state";
+import { spinner, toast, dialog } from "../ui";
+import { challengeDialog, giftDialog } from "./social";
+import { presetName } from "./createTable";
+import type { View } from "../main";
+
+export function profileView(el: HTMLElement, userId: number): View {
+  let p: any = null;
+  let error = "";
+
+  async function load(): Promise<void> {
+    try {
+      p = await get(`/api/profiles/${userId}`);
+    } catch (e) {
+      error = errorText(e);
+    }
+    render();
+  }
+
+  async function call(fn: () => Promise<unknown>): Promise<void> {
+    try {
+      await fn();
+      await load();
+    } catch (e) {
+      toast(errorText(e), "error");
+    }
+  }
+
+  async function pickGift(): Promise<void> {
+    let items: any[] = [];
+    try {
+      items = await get("/api/shop");
+    } catch (e) {
+      toast(errorText(e), "error");
+      return;
+    }
+    const dlg = dialog(t("gift.pick"), h("ul", { class: "list" }, ...items.map((i) =>
+      h("li", { class: "row between" }, h("span", null, tk(`item.${i.sku}`, "item.unknown")),
+        h("button", { type: "button", class: "btn tiny pink", onclick: () => { dlg.close(); giftDialog(i.sku); } }, t("gift.give"))))));
+  }
+
+  function render(): void {
+    if (!p) {
+      mount(el, h("section", { class: "panel" }, h("h1", null, t("profile.title")), error ? h("p", { class: "error" }, error) : spinner()));
+      return;
+    }
+    const self = p.relation === "self";
+    const pct = p.next_level_xp > p.level_xp ? Math.round(((p.xp - p.level_xp) / (p.next_level_xp - p.level_xp)) * 100) : 100;
+    mount(el, h("section", { class: "page profile" },
+      h("div", { class: "panel profile-head" },
+        h("span", { class: "avatar big", "aria-hidden": "true" }, avatarFor(p.equipped, p.nickname)),
+        h("div", null,
+          h("h1", null, raw(p.nickname)),
+          h("p", { class: "muted" }, t("profile.levelN", { n: p.level }), " · ", t(p.online ? "social.online" : "social.offline"), p.is_guest ? ` · ${t("profile.guest")}` : ""),
+          h("div", { class: "xp", role: "progressbar", "aria-valuemin": 0, "aria-valuemax": 100, "aria-valuenow": pct, "aria-label": t("profile.xp") },
+            h("span", { style: `width:${pct}%` })),
+          h("p", { class: "small muted" }, t("profile.xpLine", { xp: fmt(p.xp), next: fmt(p.next_level_xp) }))),
+        self ? null : h("div", { class: "row wrap" },
+          p.can_challenge ? h("button", { type: "button", class: "btn primary", onclick: () => challengeDialog(p.nickname) }, t("social.challenge")) : null,
+          p.relation === "friends" ? h("button", { type: "button", class: "btn pink", onclick: pickGift }, t("gift.give")) : null,
+          p.relation === "none" ? h("button", { type: "button", class: "btn", onclick: () => call(() => post("/api/friends/requests", { user_id: p.user_id })) }, t("friends.add")) : null,
+          p.relation === "request_sent" ? h("span", { class: "tag" }, t("friends.pending")) : null,
+          p.blocked ? h("button", { type: "button", class: "btn ghost", onclick: () => call(() => del(`/api/blocks/${p.user_id}`)) }, t("social.unblock"))
+            : h("button", { type: "button", class: "btn ghost", onclick: () => call(() => post("/api/blocks", { user_id: p.user_id })) }, t("social.block")))),
+      h("div", { class: "cols" },
+        h("section", { class: "panel", "aria-labelledby": "st-title" },
+          h("h2", { id: "st-title" }, t("profile.stats")),
+          h("p", null, t("profile.gamesWins", { games: p.games, wins: p.wins })),
+          p.modalities.length ? h("table", { class: "grid-table" },
+            h("thead", null, h("tr", null, h("th", { scope: "col" }, t("lobby.modality")), h("th", { scope: "col" }, t("profile.games")), h("th", { scope: "col" }, t("profile.wins")))),
+            h("tbody", null, ...p.modalities.map((m: any) => h("tr", null, h("td", null, presetName(m.preset)), h("td", { "data-raw": "" }, String(m.games)), h("td", { "data-raw": "" }, String(m.wins)))))) : null),
+        h("section", { class: "panel", "aria-labelledby": "rg-title" },
+          h("h2", { id: "rg-title" }, t("profile.recent")),
+          p.recent_games.length ? h("ul", { class: "list" }, ...p.recent_games.map((g: any) =>
+            h("li", { class: "row between" },
+              h("span", null, presetName(g.preset), " · ", tk(`outcome.${g.outcome}`)),
+              h("span", { class: g.coins_delta >= 0 ? "ok" : "error", "data-raw": "" }, `${g.coins_delta >= 0 ? "+" : ""}${fmt(g.coins_delta)}`)))) :
+            h("p", { class: "empty" }, t("profile.noGames"))))));
+  }
+
+  load();
+  return { render };
+}
