@@ -108,5 +108,6 @@ class Listener:
         while loop.time() < end:
             msg = await self.pubsub.get_message(ignore_subscribe_messages=True, timeout=0.05)
             if msg is not None:
-                self.messages.append({"channel": msg["channel"], **orjson.loads(msg["data"])})
+                data = orjson.loads(msg["data"])
+                self.messages.append({**data, "via": msg["channel"]})
         return self.messages

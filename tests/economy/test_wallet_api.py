@@ -45,7 +45,7 @@ async def test_daily_bonus_once_per_day_and_pushed_live(
         assert r.status_code == 200, r.text
         assert r.json()["coins"] == 55_000 and r.json()["next_bonus_at"]
         pushed = await inbox.drain()
-    assert {"channel": f"user:{a}", "type": "wallet", "coins": 55_000, "credits": 5} in pushed
+    assert {"via": f"user:{a}", "type": "wallet", "coins": 55_000, "credits": 5} in pushed
     again = await client.post("/api/wallet/daily-bonus")
     assert again.status_code == 409
     assert again.json()["error"]["code"] == "bonus_already_claimed"

@@ -9,7 +9,7 @@ from fastapi import FastAPI
 
 from app.economy.hooks import EconomyTables
 from app.economy.notify import Notifier
-from tests.economy.helpers import assert_conserved
+from tests.economy.helpers import assert_conserved, seed_shop
 
 
 @pytest.fixture
@@ -21,5 +21,6 @@ def econ(app: FastAPI) -> EconomyTables:
 async def app(app: FastAPI) -> AsyncIterator[FastAPI]:
     """The shared app, plus a check when the test is done: cached balances, ledger and
     conservation (holdings == granted - taken by the house) all agree."""
+    await seed_shop(app.state.sessionmaker)
     yield app
     await assert_conserved(app.state.sessionmaker)

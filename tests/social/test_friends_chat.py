@@ -1,0 +1,118 @@
+"""Friends, blocks, online players, chat and notifications over HTTP."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import httpx
+from fastapi import FastAPI
+
+from app.social import presence
+from tests.economy.helpers import Listener, client_for, new_users
+
+Clients = Callable[[], httpx.AsyncClient]
+
+
+async def test_search_request_accept_remove(app: FastAPI, make_client: Clients) -> None:
+    a, b = await new_users(app.state.sessionmaker, 2)
+    ca, cb = await client_for(app, make_client, a), await client_for(app, make_client, b)
+    nick_b = (await cb.get("/api/me")).json()["nickname"]
+    found = (await ca.get("/api/players/search", params={"q": nick_b.lower()})).json()
+    assert [p["user_id"] for p in found] == [b]
+    assert (await ca.post("/api/friends/requests", json={"user_id": a})).json()["error"][
+        "code"] == "cannot_befriend_self"
+    assert (await ca.post("/api/friends/requests", json={"user_id": b})).status_code == 201
+    dup = await ca.post("/api/friends/requests", json={"user_id": b})
+    assert dup.json()["error"]["code"] == "request_pending"
+    incoming = (await cb.get("/api/friends/requests")).json()["incoming"]
+    assert incoming[0]["sender_id"] == a
+    assert (await cb.get("/api/notifications")).json()["unread"] == 1
+    assert (await ca.post(f"/api/friends/requests/{incoming[0]['id']}/accept")).status_code == 404
+    friends = (await cb.post(f"/api/friends/requests/{incoming[0]['id']}/accept")).json()
+    assert [f["user_id"] for f in friends] == [a]
+    assert [f["user_id"] for f in (await ca.get("/api/friends")).json()] == [b]
+    assert (await ca.delete(f"/api/friends/{b}")).status_code == 204
+    assert (await cb.get("/api/friends")).json() == []
+
+
+async def test_asking_back_accepts_and_decline_works(app: FastAPI, make_client: Clients) -> None:
+    a, b, c = await new_users(app.state.sessionmaker, 3)
+    ca = await client_for(app, make_client, a)
+    cb = await client_for(app, make_client, b)
+    cc = await client_for(app, make_client, c)
+    await ca.post("/api/friends/requests", json={"user_id": b})
+    await cb.post("/api/friends/requests", json={"user_id": a})
+    assert [f["user_id"] for f in (await ca.get("/api/friends")).json()] == [b]
+    await cc.post("/api/friends/requests", json={"user_id": a})
+    req = (await ca.get("/api/friends/requests")).json()["incoming"][0]["id"]
+    assert (await ca.post(f"/api/friends/requests/{req}/decline")).status_code == 204
+    assert (await ca.get("/api/friends/requests")).json()["incoming"] == []
+
+
+async def test_block_hides_everything_both_ways(app: FastAPI, make_client: Clients) -> None:
+    a, b, c = await new_users(app.state.sessionmaker, 3)
+    ca, cb = await client_for(app, make_client, a), await client_for(app, make_client, b)
+    cc = await client_for(app, make_client, c)
+    await ca.post("/api/friends/requests", json={"user_id": b})
+    await app.state.redis.zadd(presence.PRESENCE_KEY, {str(u): time.time() for u in (a, b, c)})
+    assert (await cb.post("/api/chat/lobby", json={"text": "hola"})).status_code == 201
+    assert (await ca.post("/api/blocks", json={"user_id": b})).status_code == 204
+    assert (await cb.get("/api/friends/requests")).json()["incoming"] == []
+    again = await cb.post("/api/friends/requests", json={"user_id": a})
+    assert again.json()["error"]["code"] == "blocked"
+    assert [m["text"] for m in (await ca.get("/api/chat/lobby")).json()] == []
+    assert [m["text"] for m in (await cb.get("/api/chat/lobby")).json()] == ["hola"]
+    assert [m["text"] for m in (await cc.get("/api/chat/lobby")).json()] == ["hola"]
+    assert {p["user_id"] for p in (await ca.get("/api/players/online")).json()} == {a, c}
+    assert {p["user_id"] for p in (await cb.get("/api/players/online")).json()} == {b, c}
+    assert not await presence.may_see(app.state.redis, a, b)
+    assert not await presence.may_see(app.state.redis, b, a)
+    assert await presence.may_see(app.state.redis, c, b)
+    gift = await cb.post("/api/gifts", json={"to_user_id": a, "sku": "felt_verde"})
+    assert gift.json()["error"]["code"] == "not_friends"
+    assert [p["user_id"] for p in (await ca.get("/api/blocks")).json()] == [b]
+    assert (await ca.delete(f"/api/blocks/{b}")).status_code == 204
+    assert await presence.may_see(app.state.redis, a, b)
+    assert [m["text"] for m in (await ca.get("/api/chat/lobby")).json()] == ["hola"]
+
+
+async def test_chat_limits_and_live_publish(app: FastAPI, make_client: Clients) -> None:
+    (a,) = await new_users(app.state.sessionmaker, 1)
+    ca = await client_for(app, make_client, a)
+    async with Listener(app.state.redis, "chat:lobby", "chat:table:t1") as live:
+        ok = await ca.post("/api/chat/tables/t1", json={"text": "  buena\nmano  "})
+        assert ok.status_code == 201 and ok.json()["text"] == "buena mano"
+        pushed = await live.drain()
+    assert pushed[0]["via"] == "chat:table:t1" and pushed[0]["text"] == "buena mano"
+    long = await ca.post("/api/chat/lobby", json={"text": "x" * 301})
+    assert long.json()["error"]["code"] == "message_too_long"
+    blank = await ca.post("/api/chat/lobby", json={"text": "   "})
+    assert blank.json()["error"]["code"] == "empty_message"
+    assert (await ca.post("/api/chat/lobby", json={"text": "y" * 300})).status_code == 201
+    codes = [(await ca.post("/api/chat/lobby", json={"text": f"m{i}"})).status_code
+             for i in range(6)]
+    assert codes.count(429) >= 2
+    assert [m["text"] for m in (await ca.get("/api/chat/tables/t1")).json()] == ["buena mano"]
+    bad = await ca.get("/api/chat/tables/no%20spaces")
+    assert bad.status_code == 422
+
+
+async def test_notifications_read_one_and_all(app: FastAPI, make_client: Clients) -> None:
+    a, b, c = await new_users(app.state.sessionmaker, 3)
+    ca = await client_for(app, make_client, a)
+    for u in (b, c):
+        cu = await client_for(app, make_client, u)
+        await cu.post("/api/friends/requests", json={"user_id": a})
+    notes = (await ca.get("/api/notifications")).json()
+    assert notes["unread"] == 2
+    async with Listener(app.state.redis, f"user:{a}") as inbox:
+        assert (await ca.post(f"/api/notifications/{notes['items'][0]['id']}/read")).status_code \
+            == 204
+        pushed = await inbox.drain()
+    assert {"via": f"user:{a}", "type": "notifications_unread", "count": 1} in pushed
+    other = await client_for(app, make_client, b)
+    assert (await other.post(f"/api/notifications/{notes['items'][1]['id']}/read")).json()[
+        "error"]["code"] == "notification_not_found"
+    await ca.post("/api/notifications/read-all")
+    assert (await ca.get("/api/notifications")).json()["unread"] == 0
