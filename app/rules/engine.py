@@ -253,7 +253,7 @@ def _add(
     _take_from_hand(state.hands[seat], cards)
     meld = add_to_meld(melds[index], cards, rules, wild_as)
     if team != own:
-        meld = meld._replace(foreign=meld.foreign + tuple((own, c) for c in cards))
+        meld = meld._replace(foreign=tuple(sorted(meld.foreign + tuple((own, c) for c in cards))))
     state = _emit(state, events, E.Added(seat, team, index, tuple(cards), meld))
     return _after_play(state, seat, own, events)
 

@@ -516,12 +516,6 @@ def test_recompute_agrees_on_a_known_hand() -> None:
     assert [b["total"] for b in score_hand(state, 0)] == recompute(state, 0)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "engine bug: adding cards to another side's meld (add_to_any_meld) records them in "
-    "Meld.foreign in the order the command lists them, so the same add spelt in another "
-    "card order gives an unequal state (RULES.md section 2: the result is the same "
-    "whatever that order)"
-))
 def test_adding_cards_in_another_order_gives_the_same_state() -> None:
     # brasil, seat 0 adds 8S and QS to seat 1's run 9S 10S JS
     s = table("brasil", [["8S", "QS", "4H", "5D"], ["9S", "10S", "JS", "KD"]],
