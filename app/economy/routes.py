@@ -133,7 +133,9 @@ async def decline_gift(
 async def leaderboard(
     db: DbDep,
     period: Literal["all", "week"] = "all",
-    modality: Annotated[str | None, Query(min_length=1, max_length=32)] = None,
+    modality: Annotated[
+        str | None, Query(min_length=1, max_length=32, pattern=r"^[A-Za-z0-9_-]+$")
+    ] = None,
     limit: Annotated[int, Query(ge=1, le=100)] = 50,
 ) -> LeaderboardOut:
     rows = await leaderboards.leaderboard(db, period, modality, limit)

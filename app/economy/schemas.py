@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 Currency = Literal["coins", "credits"]
 BIG = 2**62  # accepted by the schema; the service answers anything past its limit
+SKU_PATTERN = r"^[a-z0-9_]{1,64}$"
 
 
 class WalletOut(BaseModel):
@@ -31,7 +32,7 @@ class ItemOut(BaseModel):
 class BuyIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    sku: str = Field(min_length=1, max_length=64)
+    sku: str = Field(min_length=1, max_length=64, pattern=SKU_PATTERN)
 
 
 class EquipIn(BuyIn):
@@ -54,7 +55,7 @@ class GiftIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     to_user_id: int = Field(ge=-BIG, le=BIG)
-    sku: str | None = Field(default=None, min_length=1, max_length=64)
+    sku: str | None = Field(default=None, min_length=1, max_length=64, pattern=SKU_PATTERN)
     currency: Currency | None = None
     amount: int | None = Field(default=None, ge=-BIG, le=BIG)
 

@@ -42,7 +42,7 @@ async def players_out(
 @router.get("/players/search", response_model=list[PlayerOut])
 async def search_players(
     user: CurrentUser, db: DbDep, redis: RedisDep,
-    q: Annotated[str, Query(min_length=1, max_length=32)],
+    q: Annotated[str, Query(min_length=1, max_length=32, pattern=r"^[^\x00-\x1f\x7f]+$")],
     limit: Annotated[int, Query(ge=1, le=50)] = 20,
 ) -> list[PlayerOut]:
     found = await friends.search(db, user.id, q, limit)
