@@ -5,7 +5,7 @@ import { get, post, errorText } from "../api";
 import { cardButton, cardFace, cardLabel, cardsLabel, sortCards } from "../cards";
 import { h, mount, raw, fmt } from "../dom";
 import { applyEvent, playableCards, sameCards, teamOf, type GameView, type HandResult } from "../game";
-import { t, tk } from "../i18n";
+import { lang, t, tk } from "../i18n";
 import { socket } from "../socket";
 import { app, avatarFor } from "../state";
 import { dialog, toast, coinIcon } from "../ui";
@@ -15,7 +15,10 @@ import { baseView, meldBody, meldLabel, moveText, muertoPiles, scoreSheet, seatP
 import type { View } from "../main";
 
 type Sort = "suit" | "rank";
+// Paint-latency probes read by the browser tests: ms from a frame's arrival to the end of
+// the animation frame that painted it, and the cost of each render.
 const paintLog: number[] = ((window as any).__paintLog ??= []);
+const renderLog: number[] = ((window as any).__renderLog ??= []);
 
 export function tableView(el: HTMLElement, tableId: string): View {
   let meta: any = null;
@@ -36,6 +39,30 @@ export function tableView(el: HTMLElement, tableId: string): View {
   let missing = "";
   let seq = 0;
   const chat = chatPanel(tableId, { compact: true });
+  let arrivals: number[] = [];
+  let frame = 0;
+  let wantLegal = false;
+  let chatPainted = false;
+  let chatLang = lang();
+
+  // Frames are applied at once and painted in the next animation frame: a burst of
+  // events (a bot's draw, meld and discard) costs one render, painted in one frame.
+  function schedule(): void {
+    if (frame) return;
+    frame = requestAnimationFrame(() => {
+      frame = 0;
+      const start = performance.now();
+      paint();
+      const end = performance.now();
+      renderLog.push(end - start);
+      for (const at of arrivals) paintLog.push(end - at);
+      arrivals = [];
+      if (wantLegal) {
+        wantLegal = false;
+        socket.send({ type: "legal", table: tableId });
+      }
+    });
+  }
   const offs: (() => void)[] = [];
 
   const mine = (f: any) => f.table === tableId;
@@ -46,21 +73,21 @@ export function tableView(el: HTMLElement, tableId: string): View {
     game = f.game ?? null;
     deadline = meta.turn_deadline ?? null;
     missing = "";
-    paint();
+    arrivals.push(performance.now());
+    schedule();
     askLegal();
   }));
   offs.push(socket.on("event", (f) => {
     if (!mine(f)) return;
-    const t0 = performance.now();
+    arrivals.push(performance.now());
     onEvent(f);
-    paint();
-    requestAnimationFrame(() => paintLog.push(performance.now() - t0));
+    schedule();
     if (f.kind === "game") askLegal();
   }));
   offs.push(socket.on("legal", (f) => {
     if (!mine(f)) return;
     legal = f.commands ?? [];
-    paint();
+    schedule();
   }));
   offs.push(socket.on("error", (f) => {
     if (f.cid) {
@@ -72,7 +99,7 @@ export function tableView(el: HTMLElement, tableId: string): View {
     } else {
       return; // e.g. a "legal" asked for while not seated, or pacing: nothing to show
     }
-    paint();
+    schedule();
   }));
   offs.push(socket.on("left", (f) => { if (mine(f)) location.hash = "#/"; }));
   socket.watch(tableId);
@@ -126,7 +153,7 @@ export function tableView(el: HTMLElement, tableId: string): View {
   function askLegal(): void {
     legal = [];
     if (game && seat !== null && game.turn === seat && (game.phase === "draw" || game.phase === "play") && meta?.status === "playing") {
-      socket.send({ type: "legal", table: tableId });
+      wantLegal = true;
     }
   }
 
@@ -546,7 +573,11 @@ export function tableView(el: HTMLElement, tableId: string): View {
             h("ol", { class: "move-log", "aria-live": "polite" }, ...moves.slice(0, 12).map((m) => h("li", null, m)))),
           chat.el)),
       shownResult && g ? resultOverlay(shownResult) : null);
-    chat.render();
+    if (!chatPainted || chatLang !== lang()) {
+      chat.render();
+      chatPainted = true;
+      chatLang = lang();
+    }
     tickClock();
     if (focusKey) {
       const next = document.getElementById(focusKey) ?? el.querySelector<HTMLElement>(`[data-key="${focusKey}"]`) ??

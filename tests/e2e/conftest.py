@@ -1,0 +1,168 @@
+"""Browser tests: a real uvicorn process serving the built client, on real PostgreSQL and
+Redis, driven by Playwright in Debian's Chromium (/usr/bin/chromium).
+
+* The client is built (``npm ci && npm run build``) when frontend/dist is missing.
+* The server gets its own database (``<test db>_e2e``, migrated from scratch, so the shop
+  catalogue seeded by a migration is there) and its own Redis database number.
+* Without Chromium, npm or the servers the tests are skipped, except with CI=true, where
+  that is a failure.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from sqlalchemy.engine import make_url
+
+from tests.support import in_thread, recreate_pg_database, run_alembic
+
+ROOT = Path(__file__).resolve().parents[2]
+FRONTEND = ROOT / "frontend"
+DIST = FRONTEND / "dist"
+ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
+CHROMIUM = os.environ.get("BURACO_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
+]
+CI = os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
+
+
+def _missing(what: str) -> None:
+    if CI:
+        pytest.fail(f"{what}; with CI=true the browser tests must run", pytrace=False)
+    pytest.skip(what)
+
+
+@pytest.fixture(scope="session")
+def frontend_dist() -> Path:
+    """The built client; built here when missing (CI builds it before ``make test``)."""
+    if not (DIST / "index.html").exists():
+        npm = shutil.which("npm")
+        if npm is None:
+            _missing("npm is not installed, so the client cannot be built")
+        assert npm is not None
+        if not (FRONTEND / "node_modules").is_dir():
+            subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=FRONTEND, check=True)
+        subprocess.run([npm, "run", "build"], cwd=FRONTEND, check=True)
+    return DIST
+
+
+@pytest.fixture(scope="session")
+def browser(frontend_dist: Path) -> Iterator[object]:
+    if not Path(CHROMIUM).exists():
+        _missing(f"Chromium not found at {CHROMIUM} (apt-get install -y chromium)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:  # pragma: no cover - the dev extra pins it
+        _missing("the playwright package is not installed")
+    pw = sync_playwright().start()
+    browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    yield browser
+    browser.close()
+    pw.stop()
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _e2e_urls(pg_url: str, redis_url: str) -> tuple[str, str]:
+    url = make_url(pg_url)
+    db_url = url.set(database=f"{url.database}_e2e").render_as_string(hide_password=False)
+    base, _, number = redis_url.rpartition("/")
+    other = 14 if number != "14" else 13
+    return db_url, f"{base}/{other}"
+
+
+@pytest.fixture(scope="package")
+def server(
+    pg_url: str, redis_url: str, frontend_dist: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[str]:
+    """A real uvicorn process serving the API and the built client; yields its base URL."""
+    db_url, e2e_redis = _e2e_urls(pg_url, redis_url)
+    in_thread(asyncio.run, recreate_pg_database(db_url))
+    run_alembic(db_url, "upgrade", "head")
+    import redis
+
+    client = redis.Redis.from_url(e2e_redis)
+    client.flushdb()
+    client.close()
+    port = _free_port()
+    base = f"http://127.0.0.1:{port}"
+    var = tmp_path_factory.mktemp("e2e-var")
+    env = {
+        **os.environ,
+        "BURACO_ENV": "test",
+        "BURACO_DATABASE_URL": db_url,
+        "BURACO_REDIS_URL": e2e_redis,
+        "BURACO_FRONTEND_DIR": str(frontend_dist),
+        "BURACO_VAR_DIR": str(var),
+        "BURACO_BOT_DELAY_SECONDS": "0.05",
+        "BURACO_WS_ALLOWED_ORIGINS": base,
+        "BURACO_SIGNUP_LIMIT_PER_IP": "100000",
+        "BURACO_LOGIN_LIMIT_PER_IP": "100000",
+        "BURACO_TURN_SECONDS": "120",
+    }
+    log = open(var / "server.log", "wb")  # noqa: SIM115 - closed below
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "uvicorn", "app.main:create_app", "--factory",
+         "--host", "127.0.0.1", "--port", str(port), "--no-access-log"],
+        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("the e2e server did not start:\n"
+                                   + (var / "server.log").read_text(errors="replace")[-4000:])
+            time.sleep(0.2)
+        yield base
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+@pytest.fixture
+def new_context(browser: object, server: str) -> Iterator[object]:
+    """Make browser contexts (separate cookie jars = separate players); closed after."""
+    contexts = []
+
+    def make(width: int = 1280, height: int = 860, **kwargs: object) -> object:
+        ctx = browser.new_context(  # type: ignore[attr-defined]
+            base_url=server, viewport={"width": width, "height": height}, **kwargs
+        )
+        ctx.set_default_timeout(15000)
+        contexts.append(ctx)
+        return ctx
+
+    yield make
+    for ctx in contexts:
+        ctx.close()
+
+
+@pytest.fixture(scope="session")
+def artifacts() -> Path:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    return ARTIFACTS

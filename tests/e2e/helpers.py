@@ -1,0 +1,100 @@
+"""Steps shared by the browser tests: they act through the UI, as a player would."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+Page = Any  # playwright.sync_api.Page (kept loose: the package is a dev-only dependency)
+
+# Everything the tests read from the table, as the page shows it.
+READ_TABLE = """() => ({
+  hand: [...document.querySelectorAll('#hand .card')].map(c => c.dataset.card),
+  stock: document.querySelector('#stock .pile-count')?.textContent,
+  pile: document.querySelector('#pile')?.getAttribute('aria-label'),
+  melds: [...document.querySelectorAll('.meld')].map(m => m.getAttribute('aria-label')),
+  status: document.querySelector('#turn-status')?.textContent,
+  opponents: [...document.querySelectorAll('.opponents .seat')]
+    .map(s => s.getAttribute('aria-label')),
+})"""
+
+
+def as_guest(page: Page) -> None:
+    page.goto("/")
+    page.click("#play-guest")
+    page.wait_for_selector("#play-now")
+
+
+def register(page: Page, prefix: str) -> str:
+    name = f"{prefix}_{secrets.token_hex(3)}"
+    page.goto("/")
+    page.click("#tab-register")
+    page.fill("input[name=username]", name)
+    page.fill("input[name=password]", "secret-pass-123")
+    page.click("form button[type=submit]")
+    page.wait_for_selector("#play-now")
+    return name
+
+
+def short_hand_table(page: Page, *, private: bool = False) -> None:
+    """Create a table whose hand is short, through the house-rules editor: 20 cards each,
+    no muertos, and the hand ends when 20 cards are left in the stock."""
+    page.click("#create-table")
+    if private:
+        page.check("#ct-private")
+    page.click("#house-toggle")
+    page.fill("#rule-hand_size", "20")
+    page.dispatch_event("#rule-hand_size", "change")
+    page.select_option("#rule-muertos", "0")
+    page.fill("#rule-stock_end", "20")
+    page.dispatch_event("#rule-stock_end", "change")
+    page.click("#ct-submit")
+    page.wait_for_selector("#wait-title")
+
+
+def wait_my_turn_or_end(page: Page, timeout: float = 20000) -> str:
+    """'draw' when it is my turn to draw, 'end' when the score sheet is up."""
+    page.wait_for_function(
+        "() => document.querySelector('#score-sheet') ||"
+        " (document.querySelector('#act-draw') && !document.querySelector('#act-draw').disabled)",
+        timeout=timeout,
+    )
+    return "end" if page.query_selector("#score-sheet") else "draw"
+
+
+def draw_and_discard(page: Page, keyboard: bool = False) -> None:
+    """One whole turn: draw from the stock, then discard the first card of the hand."""
+    size = page.locator("#hand .card").count()
+    if keyboard:
+        page.locator("body").press("r")
+    else:
+        page.click("#act-draw")
+    page.wait_for_function(f"() => document.querySelectorAll('#hand .card').length === {size + 1}")
+    first = page.locator("#hand .card").first
+    if keyboard:
+        first.focus()
+        first.press("Enter")
+        page.keyboard.press("d")
+    else:
+        first.click()
+        page.click("#act-discard")
+    page.wait_for_function(f"() => document.querySelectorAll('#hand .card').length === {size}")
+
+
+def non_meld_triple(hand: list[str]) -> list[int]:
+    """Indexes of three natural cards of distinct suits and distinct ranks: never a meld."""
+    chosen: list[int] = []
+    suits: set[str] = set()
+    ranks: set[str] = set()
+    for i, card in enumerate(hand):
+        if card == "JK" or card[:-1] == "2":
+            continue
+        rank, suit = card[:-1], card[-1]
+        if suit in suits or rank in ranks:
+            continue
+        chosen.append(i)
+        suits.add(suit)
+        ranks.add(rank)
+        if len(chosen) == 3:
+            return chosen
+    raise AssertionError(f"no three unrelated cards in {hand}")
