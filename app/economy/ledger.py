@@ -16,7 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.core.db import utcnow
 from app.economy.models import Account, Entry, Transfer
-from app.economy.sql import insert_ignore, table_of
+from app.economy.sql import insert_for, insert_ignore, table_of
 
 COINS = "coins"
 CREDITS = "credits"
@@ -129,15 +129,16 @@ async def post(
     for account in accounts:
         if account.kind != "house" and account.balance + moves[account.key] < 0:
             raise InsufficientFunds(account, -moves[account.key])
-    if await key_used(db, key):
+    # One round trip claims the key: a used key returns no row (and nothing was written).
+    claim = (
+        insert_for(db, table_of(Transfer))
+        .values(idempotency_key=key, kind=kind, created_at=utcnow())
+        .on_conflict_do_nothing(index_elements=["idempotency_key"])
+        .returning(table_of(Transfer).c.id)
+    )
+    transfer_id = (await db.execute(claim)).scalar_one_or_none()
+    if transfer_id is None:
         raise DuplicateTransfer(key)
-    transfer_id = (
-        await db.execute(
-            table_of(Transfer).insert()
-            .values(idempotency_key=key, kind=kind, created_at=utcnow())
-            .returning(Transfer.id)
-        )
-    ).scalar_one()
     if moves:
         await db.execute(
             table_of(Entry).insert(),

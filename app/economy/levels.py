@@ -42,10 +42,18 @@ async def level_of(db: AsyncSession, user_id: int) -> int:
     return int((await db.execute(stmt)).scalar_one_or_none() or 1)
 
 
-async def add_game(db: AsyncSession, user_id: int, xp: int, won: bool) -> tuple[int, int]:
-    """Count one game (and its XP) for ``user_id``; returns (old level, new level)."""
+async def add_games(
+    db: AsyncSession, games: list[tuple[int, int, bool]]
+) -> dict[int, tuple[int, int]]:
+    """Count one game (user id, XP, won) per person in one statement; returns each
+    person's (old level, new level)."""
+    if not games:
+        return {}
     table = table_of(PlayerStats)
-    stmt = insert_for(db, table).values(user_id=user_id, xp=xp, level=1, games=1, wins=int(won))
+    stmt = insert_for(db, table).values([
+        {"user_id": u, "xp": xp, "level": 1, "games": 1, "wins": int(won)}
+        for u, xp, won in games
+    ])
     stmt = stmt.on_conflict_do_update(
         index_elements=["user_id"],
         set_={
@@ -53,9 +61,11 @@ async def add_game(db: AsyncSession, user_id: int, xp: int, won: bool) -> tuple[
             "games": table.c.games + 1,
             "wins": table.c.wins + stmt.excluded.wins,
         },
-    ).returning(table.c.xp, table.c.level)
-    total, old = (await db.execute(stmt)).one()
-    new = level_for(int(total))
-    if new != old:
-        await db.execute(table.update().where(table.c.user_id == user_id).values(level=new))
-    return int(old), new
+    ).returning(table.c.user_id, table.c.xp, table.c.level)
+    levels: dict[int, tuple[int, int]] = {}
+    for user_id, total, old in (await db.execute(stmt)).all():
+        new = level_for(int(total))
+        levels[int(user_id)] = (int(old), new)
+        if new != old:
+            await db.execute(table.update().where(table.c.user_id == user_id).values(level=new))
+    return levels

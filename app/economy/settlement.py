@@ -71,11 +71,10 @@ async def _record(
         for o in plan.outcomes
     ]
     await insert_ignore(db, table_of(GameRecord), rows, ["game_id", "user_id"])
-    for o in plan.outcomes:
-        if o.outcome == "void":
-            continue
-        old, new = await levels.add_game(db, o.user_id, o.xp, o.outcome == "win")
+    counted = [(o.user_id, o.xp, o.outcome == "win") for o in plan.outcomes
+               if o.outcome != "void"]
+    for user_id, (old, new) in sorted((await levels.add_games(db, counted)).items()):
         if new > old:
             await add_notification(
-                db, outbox, o.user_id, "level_up", {"level": new, "previous": old}
+                db, outbox, user_id, "level_up", {"level": new, "previous": old}
             )
