@@ -316,9 +316,11 @@ class TableService:
                 return Change()
             s.abandoned = True
             change = Change(meta=meta, records=[table_record("seat_abandoned", meta)])
-            if state.turn == seat:
-                deadline = meta.turn_deadline or time.time()
-                change.after.append(lambda v: self._schedule_turn(meta, state, v, deadline))
+            # The turn's timers are keyed by version and this record moves the version
+            # on, so they are set again whoever's turn it is (else the clock of the seat
+            # on turn would never fire again and a table of bots and absentees stalls).
+            deadline = meta.turn_deadline or time.time()
+            change.after.append(lambda v: self._schedule_turn(meta, state, v, deadline))
             return change
 
         v, _ = await self.mutate(table_id, decide)
@@ -330,13 +332,16 @@ class TableService:
         with contextlib.suppress(AppError):
             await self.abandon(table_id, user_id)
 
-    async def set_connected(self, table_id: str, user_id: int, connected: bool) -> None:
-        """A seated player's sockets came or went: the grace clock starts or stops."""
+    async def set_connected(self, table_id: str, user_id: int, connected: bool,
+                            playing: bool = True) -> None:
+        """A seated player's socket came or went (each socket counts once, whatever the
+        table's status): the grace clock stops, or starts when the last one went while
+        the game is being played."""
         count = await self.store.connection_delta(table_id, user_id, 1 if connected else -1)
         member = f"grace|{table_id}|{user_id}"
         if connected:
             await self.store.cancel_timer(member)
-        elif count <= 0:
+        elif count <= 0 and playing:
             at = time.time() + self.settings.disconnect_grace_seconds
             await self.store.add_timer(member, at)
             if self.kick:
