@@ -181,6 +181,7 @@ class Connection:
                     continue
                 await self._write(watch.frame(record))
                 watch.last_v = v
+            await self._count_presence(watch)
             return
         if channel.startswith("chat:") and not await self._may_see(payload):
             return
@@ -275,10 +276,9 @@ class Connection:
             watch = self.watches[table_id] = TableWatch(table_id, self.user_id)
             await self.hub.add(table_channel(table_id), self.deliver)
             await self.hub.add(table_chat(table_id), self.deliver)
-            if meta.seat_of(self.user_id) is not None and meta.status == "playing":
-                await self.svc.set_connected(table_id, self.user_id, True)
         v, meta, state = await self.svc.load(table_id)
         watch.update_meta(meta)
+        await self._count_presence(watch)
         if last_v is not None and 0 < last_v <= v:
             records = await self.svc.store.records_since(table_id, last_v, v)
             if records is not None:
@@ -290,17 +290,25 @@ class Connection:
                 return
         await self._snapshot(watch)
 
+    async def _count_presence(self, watch: TableWatch) -> None:
+        """Count this socket once among its player's sockets at a table where the player
+        sits (from whenever it learns of the seat, waiting or playing), so that closing
+        one of two tabs never starts the grace clock of a player still connected."""
+        if watch.seat is not None and not watch.present:
+            watch.present = True
+            await self.svc.set_connected(watch.table_id, self.user_id, True)
+
     async def _unwatch(self, table_id: str) -> None:
         watch = self.watches.pop(table_id, None)
         if watch is None:
             return
         await self.hub.remove(table_channel(table_id), self.deliver)
         await self.hub.remove(table_chat(table_id), self.deliver)
-        if watch.seat is not None:
+        if watch.present:
             with contextlib.suppress(Exception):
                 _, meta, _ = await self.svc.load(table_id)
-                if meta.status == "playing":
-                    await self.svc.set_connected(table_id, self.user_id, False)
+                await self.svc.set_connected(table_id, self.user_id, False,
+                                             playing=meta.status == "playing")
 
     async def _command(self, msg: CommandMsg) -> None:
         try:

@@ -114,6 +114,7 @@ class TableWatch:
         self.last_v = 0
         self.seat: int | None = None
         self.rules: RuleSet | None = None
+        self.present = False  # counted among the seated player's sockets (grace clock)
 
     def update_meta(self, meta: dict[str, Any] | TableMeta) -> None:
         m = meta if isinstance(meta, TableMeta) else None
