@@ -20,20 +20,30 @@ from tests.tables.harness import Server, start_servers
 LONG = {"turn_seconds": 300, "turbo_turn_seconds": 300, "disconnect_grace_seconds": 300}
 
 
-def tables_redis_url(redis_url: str) -> str:
-    """The test Redis URL with its database number moved by one (15 -> 14)."""
+def tables_redis_url(redis_url: str, shift: int = 1) -> str:
+    """The test Redis URL with its database number moved down by ``shift`` (15 -> 14)."""
     base, _, db = redis_url.rpartition("/")
     number = int(db) if db.isdigit() else 15
-    return f"{base}/{number - 1 if number > 0 else 1}"
+    return f"{base}/{(number - shift) % 16}"
 
 
-@pytest.fixture(scope="session")
-def tables_redis(redis_url: str) -> str:
-    url = tables_redis_url(redis_url)
+def _fresh(url: str) -> str:
     client = redis.Redis.from_url(url)
     client.flushdb()
     client.close()
     return url
+
+
+@pytest.fixture(scope="session")
+def tables_redis(redis_url: str) -> str:
+    return _fresh(tables_redis_url(redis_url))
+
+
+@pytest.fixture(scope="session")
+def fast_redis(redis_url: str) -> str:
+    """Processes sharing a Redis share its timers: the fast-clock process gets its own,
+    or the long-clock ones would claim its deadlines and start long clocks."""
+    return _fresh(tables_redis_url(redis_url, 2))
 
 
 @pytest.fixture(scope="session")
@@ -46,12 +56,18 @@ def servers(pg_url: str, tables_redis: str, tmp_path_factory: pytest.TempPathFac
 
 
 @pytest.fixture(scope="session")
-def fast_server(pg_url: str, tables_redis: str, tmp_path_factory: pytest.TempPathFactory,
+def fast_server(pg_url: str, fast_redis: str, tmp_path_factory: pytest.TempPathFactory,
                 ) -> Iterator[Server]:
-    procs = start_servers(1, pg_url, tables_redis, tmp_path_factory.mktemp("fast"),
+    procs = start_servers(1, pg_url, fast_redis, tmp_path_factory.mktemp("fast"),
                           turn_seconds=1, turbo_turn_seconds=1, disconnect_grace_seconds=1)
     yield procs[0]
     procs[0].stop()
+
+
+@pytest.fixture(scope="session")
+def own_redis(redis_url: str) -> str:
+    """For tests that start (and kill) processes of their own, apart from the others."""
+    return _fresh(tables_redis_url(redis_url, 3))
 
 
 @pytest.fixture

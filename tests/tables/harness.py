@@ -192,6 +192,10 @@ class Player:
         assert r.status_code == 201, r.text
         return cls(base, r.json(), http)
 
+    def tab(self) -> Player:
+        """Another browser tab of the same person: same cookie, its own socket."""
+        return Player(self.base, self.me, self.http)
+
     @property
     def cookie(self) -> str:
         value = self.http.cookies.get("buraco_session")

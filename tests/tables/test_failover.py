@@ -43,9 +43,10 @@ async def play_with_failover(p: Player, tid: str, rng: random.Random, fallback: 
             await p.until(lambda t=t, reply=reply: t.v >= reply["v"])
 
 
-async def test_sigkill_one_process_mid_game(pg_url: str, tables_redis: str, tmp_path: Path,
-                                            redis_sync: redis.Redis) -> None:
-    a, b = start_servers(2, pg_url, tables_redis, tmp_path, **LONG)
+async def test_sigkill_one_process_mid_game(pg_url: str, own_redis: str,
+                                            tmp_path: Path) -> None:
+    a, b = start_servers(2, pg_url, own_redis, tmp_path, **LONG)
+    redis_sync = redis.Redis.from_url(own_redis)
     people: list[Player] = []
     try:
         tid, people = await seat_players([a, b], "cerrado", 4, SHORT_4P)
@@ -80,3 +81,4 @@ async def test_sigkill_one_process_mid_game(pg_url: str, tables_redis: str, tmp_
             await p.aclose()
         a.stop()
         b.stop()
+        redis_sync.close()
