@@ -42,6 +42,7 @@ LOBBY_CHAT = "chat:lobby"
 def table_chat(table_id: str) -> str:
     return f"chat:table:{table_id}"
 MAX_QUEUE = 2000  # frames waiting for a slow socket before we drop it (it resyncs)
+DRAIN_SECONDS = 2.0  # how long a socket being closed for flooding may take to flush
 FLOOD_CLOSE_AFTER = 100  # messages refused for rate in a row before the socket is closed
 
 
@@ -59,6 +60,7 @@ class Connection:
         self.stamp = time.monotonic()
         self.refused = 0
         self.closed = False
+        self.closing = False  # a close is queued behind the frames still to be written
 
     # -- delivery from the hub (runs in the hub's task: never blocks)
 
@@ -81,6 +83,9 @@ class Connection:
         try:
             await self._read()
         finally:
+            if self.closing:  # let the pump write what it owes (e.g. rate_limited), then close
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(asyncio.shield(pump), DRAIN_SECONDS)
             self.closed = True
             pump.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -110,13 +115,17 @@ class Connection:
                     return
                 self.send(error_frame("bad_message", "Send JSON text frames."))
                 continue
-            if len(text) > MAX_FRAME_BYTES:
+            # The limit is in bytes: count them when the characters alone do not settle it.
+            if len(text) > MAX_FRAME_BYTES or (
+                    len(text) * 4 > MAX_FRAME_BYTES and len(text.encode()) > MAX_FRAME_BYTES):
                 await self._close(1009)
                 return
             if not self._allow():
                 self.refused += 1
                 if self.refused >= FLOOD_CLOSE_AFTER:
-                    await self._close(1008)
+                    # Closed by the pump, after the error frames queued before it.
+                    self.closing = True
+                    self.queue.put_nowait(("close", 1008))
                     return
                 self.send(error_frame("rate_limited", "Too many messages; slow down."))
                 continue
@@ -156,6 +165,8 @@ class Connection:
                     await self._write(item)
                 elif kind == "msg":
                     await self._handle_text(item)
+                elif kind == "close":
+                    await self._close(item)
                 else:
                     await self._handle_pub(*item)
             except asyncio.CancelledError:
