@@ -31,22 +31,26 @@ let current: View | null = null;
 function route(): void {
   current?.destroy?.();
   current = null;
+  // Each screen gets its own box: a screen that finishes loading after the player left
+  // it paints into a detached box, never over the next screen.
+  const box = h("div", { class: "view" });
+  mount(main, box);
   if (!app.me) {
-    current = welcomeView(main, boot);
+    current = welcomeView(box, boot);
     current.render();
     renderHeader();
     return;
   }
   const [, name = "", arg = ""] = location.hash.replace(/^#/, "").split("/");
   switch (name) {
-    case "table": current = tableView(main, arg); break;
-    case "shop": current = shopView(main, arg); break;
-    case "things": current = thingsView(main); break;
-    case "notifications": current = notificationsView(main); break;
-    case "friends": current = friendsView(main); break;
-    case "profile": current = profileView(main, Number(arg) || app.me.id); break;
-    case "ranking": current = rankingView(main); break;
-    default: current = lobbyView(main);
+    case "table": current = tableView(box, arg); break;
+    case "shop": current = shopView(box, arg); break;
+    case "things": current = thingsView(box); break;
+    case "notifications": current = notificationsView(box); break;
+    case "friends": current = friendsView(box); break;
+    case "profile": current = profileView(box, Number(arg) || app.me.id); break;
+    case "ranking": current = rankingView(box); break;
+    default: current = lobbyView(box);
   }
   current.render();
   renderHeader();

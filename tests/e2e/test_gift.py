@@ -1,0 +1,52 @@
+"""Friends, the shop and gifts through the UI: one player buys an item, gifts another
+to a friend; the friend accepts it from the notifications centre and sees it equipped
+in "Mis cosas"."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.e2e.helpers import register
+
+ES = json.loads((Path(__file__).resolve().parents[2] / "frontend/src/i18n/es.json").read_text())
+
+
+def test_buy_gift_accept_and_equipped(new_context, artifacts) -> None:
+    ana = new_context().new_page()
+    bea = new_context().new_page()
+    ana_name = register(ana, "ana")
+    bea_name = register(bea, "bea")
+
+    # Ana finds Bea and asks her to be friends; Bea accepts.
+    ana.goto("/#/friends")
+    ana.fill("#friend-q", bea_name)
+    ana.press("#friend-q", "Enter")
+    ana.click(f"[data-add='{bea_name}']")
+    ana.wait_for_selector(f".toast.ok:has-text('{ES['friends.requestSent']}')")
+    bea.goto("/#/friends")
+    bea.click(f"[data-accept='{ana_name}']")
+    bea.wait_for_selector(f".toast.ok:has-text('{ES['friends.nowFriends']}')")
+
+    # Ana buys sunglasses for herself...
+    ana.goto("/#/shop")
+    ana.click("[data-sku='avatar_gafas'] .btn.primary")
+    ana.wait_for_selector("[data-sku='avatar_gafas'] .tag.ok")
+    ana.screenshot(path=str(artifacts / "shop-desktop.png"), full_page=True)
+    # ...and gives Bea a hat.
+    ana.click("[data-sku='avatar_sombrero'] .btn.pink")
+    ana.click(f"[data-friend='{bea_name}']")
+    ana.wait_for_selector(f".toast.ok:has-text('{bea_name}')")
+
+    bea.goto("/#/notifications")
+    bea.click("[data-kind='gift'] [data-action='accept-gift']")
+    bea.wait_for_selector(f".toast.ok:has-text('{ES['gift.accepted']}')")
+    bea.goto("/#/things")
+    hat = bea.locator("[data-sku='avatar_sombrero']")
+    hat.wait_for()
+    assert "equipped" in (hat.get_attribute("class") or "")
+    assert bea.evaluate("() => window.__buraco.app.equipped.avatar") == "avatar_sombrero"
+    bea.screenshot(path=str(artifacts / "things-desktop.png"), full_page=True)
+
+    ana.goto("/#/things")
+    ana.wait_for_selector("[data-sku='avatar_gafas']")
