@@ -44,7 +44,8 @@ def test_private_table_invitation_and_play(new_context, artifacts) -> None:
             mover.wait_for_function("() => !document.querySelector('#act-draw').disabled")
         size = mover.locator("#hand .card").count()
         mover.click("#act-draw")
-        mover.wait_for_function(f"() => document.querySelectorAll('#hand .card').length === {size + 1}")
+        mover.wait_for_function(
+            f"() => document.querySelectorAll('#hand .card').length === {size + 1}")
         card = mover.locator("#hand .card").last.get_attribute("data-card")
         mover.locator("#hand .card").last.click()
         mover.click("#act-discard")
