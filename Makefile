@@ -28,10 +28,12 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 
 install: $(VENV)/.installed
 
-## Build the browser client once one exists (frontend/package.json) and is not built yet.
+## Build the browser client (frontend/) when it is not built yet or its sources changed.
+FRONTEND_STALE = $(shell [ -f frontend/dist/index.html ] && find frontend/src frontend/index.html \
+	frontend/package-lock.json -newer frontend/dist/index.html 2>/dev/null | head -n1)
 frontend:
-	@if [ -f frontend/package.json ] && [ ! -d frontend/dist ]; then \
-		cd frontend && npm ci && npm run build; \
+	@if [ -f frontend/package.json ] && { [ ! -f frontend/dist/index.html ] || [ -n "$(FRONTEND_STALE)" ]; }; then \
+		cd frontend && npm ci --no-audit --no-fund && npm run build; \
 	fi
 
 migrate: install

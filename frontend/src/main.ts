@@ -65,7 +65,7 @@ function navLink(hash: string, label: string, badge?: number): HTMLElement {
 
 function renderHeader(): void {
   const langSelect = h("select", {
-    id: "lang", "aria-label": t("nav.language"), class: "lang",
+    id: "lang", "aria-label": t("nav.language"), class: "lang", "data-lang-names": "",
     onchange: (e: Event) => setLang((e.target as HTMLSelectElement).value as Lang),
   }, ...LANGS.map((l) => h("option", { value: l.code, selected: l.code === lang() }, l.name)));
   const me = app.me;
@@ -89,7 +89,7 @@ function renderHeader(): void {
       langSelect,
       me ? h("details", { class: "usermenu" },
         h("summary", { "aria-label": t("nav.account") },
-          h("span", { class: "avatar small", "aria-hidden": "true" }, avatarFor(app.equipped, me.nickname)),
+          h("span", { class: "avatar small", "aria-hidden": "true", "data-raw": "" }, avatarFor(app.equipped, me.nickname)),
           raw(me.nickname, "span", "me-name")),
         h("div", { class: "menu" },
           h("a", { href: `#/profile/${me.id}` }, t("nav.profile")),

@@ -53,7 +53,7 @@ export function profileView(el: HTMLElement, userId: number): View {
     const pct = p.next_level_xp > p.level_xp ? Math.round(((p.xp - p.level_xp) / (p.next_level_xp - p.level_xp)) * 100) : 100;
     mount(el, h("section", { class: "page profile" },
       h("div", { class: "panel profile-head" },
-        h("span", { class: "avatar big", "aria-hidden": "true" }, avatarFor(p.equipped, p.nickname)),
+        h("span", { class: "avatar big", "aria-hidden": "true", "data-raw": "" }, avatarFor(p.equipped, p.nickname)),
         h("div", null,
           h("h1", null, raw(p.nickname)),
           h("p", { class: "muted" }, t("profile.levelN", { n: p.level }), " · ", t(p.online ? "social.online" : "social.offline"), p.is_guest ? ` · ${t("profile.guest")}` : ""),

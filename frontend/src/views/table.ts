@@ -5,7 +5,7 @@ import { get, post, errorText } from "../api";
 import { cardButton, cardFace, cardLabel, cardsLabel, sortCards } from "../cards";
 import { h, mount, raw, fmt } from "../dom";
 import { applyEvent, playableCards, sameCards, teamOf, type GameView, type HandResult } from "../game";
-import { lang, t, tk } from "../i18n";
+import { t, tk } from "../i18n";
 import { socket } from "../socket";
 import { app, avatarFor } from "../state";
 import { dialog, toast, coinIcon } from "../ui";
@@ -31,7 +31,7 @@ export function tableView(el: HTMLElement, tableId: string): View {
   let noticeKind: "error" | "info" = "info";
   let last: any = null;
   let fresh: string | null = null;
-  let moves: string[] = [];
+  let moves: any[] = []; // events, worded at paint time in the current language
   let results: HandResult[] = [];
   let shownResult: HandResult | null = null;
   let deadline: number | null = null;
@@ -43,7 +43,6 @@ export function tableView(el: HTMLElement, tableId: string): View {
   let frame = 0;
   let wantLegal = false;
   let chatPainted = false;
-  let chatLang = lang();
 
   // Frames are applied at once and painted in the next animation frame: a burst of
   // events (a bot's draw, meld and discard) costs one render, painted in one frame.
@@ -135,8 +134,7 @@ export function tableView(el: HTMLElement, tableId: string): View {
       notice = "";
     }
     if (e.type === "discarded" && e.seat === seat) selected = [];
-    const text = moveText(e, seatName);
-    if (text) moves = [text, ...moves].slice(0, 30);
+    if (moveText(e, seatName)) moves = [e, ...moves].slice(0, 30);
     if (game.hand) selected = keepSelected(selected, game.hand);
   }
 
@@ -305,7 +303,7 @@ export function tableView(el: HTMLElement, tableId: string): View {
       h("p", { class: "muted" }, t("table.waitingLead", { n: free })),
       h("ol", { class: "seat-list" }, ...meta.seats.map((s: any) =>
         h("li", { class: s ? "taken" : "free" },
-          h("span", { class: "avatar small", "aria-hidden": "true" }, s ? avatarFor(undefined, s.name) : "·"),
+          h("span", { class: "avatar small", "aria-hidden": "true", "data-raw": "" }, s ? avatarFor(undefined, s.name) : "·"),
           s ? raw(s.name) : h("span", { class: "muted" }, t("table.freeSeat")),
           s?.bot ? h("span", { class: "tag tiny" }, t("table.bot")) : null))),
       h("div", { class: "row wrap" },
@@ -570,13 +568,12 @@ export function tableView(el: HTMLElement, tableId: string): View {
         h("aside", { class: "table-side" },
           h("section", { class: "panel moves", "aria-labelledby": "moves-title" },
             h("h2", { id: "moves-title" }, t("table.moves")),
-            h("ol", { class: "move-log", "aria-live": "polite" }, ...moves.slice(0, 12).map((m) => h("li", null, m)))),
+            h("ol", { class: "move-log", "aria-live": "polite" }, ...moves.slice(0, 12).map((m) => h("li", null, moveText(m, seatName))))),
           chat.el)),
       shownResult && g ? resultOverlay(shownResult) : null);
-    if (!chatPainted || chatLang !== lang()) {
+    if (!chatPainted) {
       chat.render();
       chatPainted = true;
-      chatLang = lang();
     }
     tickClock();
     if (focusKey) {
@@ -615,7 +612,10 @@ export function tableView(el: HTMLElement, tableId: string): View {
   document.addEventListener("keydown", onKey);
 
   return {
-    render: paint,
+    render() {
+      chatPainted = false; // the language changed: word the chat panel again
+      paint();
+    },
     destroy() {
       socket.unwatch(tableId);
       offs.forEach((off) => off());

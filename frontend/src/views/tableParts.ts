@@ -125,7 +125,7 @@ export function seatPanel(opts: {
     opts.count !== null ? t("table.cardsInHand", { n: opts.count }) : "", opts.turn ? t("table.theirTurn") : "",
     opts.away ? t("table.away") : ""].filter(Boolean).join(", ");
   return h("div", { class: `seat pos-${opts.pos} ${opts.turn ? "turn" : ""}`, role: "group", "aria-label": label, "data-seat": opts.seat },
-    h("span", { class: "avatar", "aria-hidden": "true" }, opts.avatar),
+    h("span", { class: "avatar", "aria-hidden": "true", "data-raw": "" }, opts.avatar),
     h("div", { class: "seat-info" },
       h("span", { class: "seat-name" }, raw(opts.name), opts.bot ? h("span", { class: "tag tiny" }, t("table.bot")) : null,
         opts.partner ? h("span", { class: "tag tiny" }, t("table.partner")) : null, opts.away ? h("span", { class: "tag tiny warn" }, t("table.away")) : null),
