@@ -36,11 +36,11 @@ all of them at once, is the stricter figure the script prints beside it.)
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from . import commands as C
 from .cards import RANK, SUIT, WILD_CAPABLE
-from .engine import apply, can_close
+from .engine import apply
 from .errors import RuleViolation
 from .handplan import (
     Hand,
@@ -49,11 +49,13 @@ from .handplan import (
     feeding,
     fits,
     group_plans,
+    hooks,
     plans_with,
     run_plans,
 )
 from .legal import legal_commands
-from .melds import CLEAN_KINDS, GROUP, Meld, canasta_kind
+from .melds import CLEAN_KINDS, GROUP, SEQ, Meld, canasta_kind
+from .ruleset import RuleSet
 from .scoring import card_values
 from .state import DRAW, M_TABLE, PLAY, State
 
@@ -103,10 +105,32 @@ FOREIGN_MAX = 3  # largest size we let another side's meld reach by our cards
 STOCK_TURNS = 1  # ...fewer once the stock holds less than RESERVE rounds of this many
 
 
+class _Facts(NamedTuple):
+    """What a side's melds tell, kept while that tuple of melds stays the same object."""
+
+    melds: tuple[Meld, ...]
+    kinds: list[str | None]
+    has_clean: bool
+    closable: bool
+    group_ranks: frozenset[int]
+
+
+def _facts(rules: RuleSet, melds: tuple[Meld, ...]) -> _Facts:
+    # canasta_kind only for melds of 7+ cards (the size inlined: this runs every move)
+    kinds = [canasta_kind(m, rules)
+             if (m.hi - m.lo + 1 if m.kind == SEQ else len(m.naturals) + (m.wild >= 0)) >= 7
+             else None for m in melds]
+    ranks = frozenset(m.rank for m in melds if m.kind == GROUP) \
+        if rules.one_group_per_rank else frozenset()
+    clean = any(k in CLEAN_KINDS for k in kinds)
+    closable = clean or (rules.close_requires == "any" and any(kinds))
+    return _Facts(melds, kinds, clean, closable, ranks)
+
+
 class _View:
     """What GreedyBot reads off the state for one decision (its own seat's view)."""
 
-    def __init__(self, state: State, seat: int) -> None:
+    def __init__(self, state: State, seat: int, facts: _Facts) -> None:
         rules = state.rules
         self.rules = rules
         self.hand = state.hands[seat]
@@ -115,13 +139,13 @@ class _View:
         self.own = state.melds[team]
         self.others = [(t, i, m) for t in range(rules.teams) if t != team
                        for i, m in enumerate(state.melds[t])] if rules.add_to_any_meld else []
-        self.kinds = [canasta_kind(m, rules) for m in self.own]
-        self.has_clean = any(k in CLEAN_KINDS for k in self.kinds)
-        self.may_go_out = state.muerto_status[team] == M_TABLE or can_close(rules, self.own)
+        self.kinds = facts.kinds
+        self.has_clean = facts.has_clean
+        self.may_go_out = state.muerto_status[team] == M_TABLE or facts.closable
         # as the stock runs out, cards kept in hand turn into points against: lay them
         self.reserve = min(RESERVE, len(state.stock) // (rules.players * STOCK_TURNS))
-        self.group_ranks = frozenset(m.rank for m in self.own if m.kind == GROUP) \
-            if rules.one_group_per_rank else frozenset()
+        self.group_ranks = facts.group_ranks
+        self.danger: set[int] = set()
 
     def keeps(self, left: int, closes: bool = False) -> bool:
         """May a play leave ``left`` cards? Besides the engine's no-stranding rule: while
@@ -174,10 +198,22 @@ class _View:
 class GreedyBot:
     """A simple strong-enough player: see the module docstring."""
 
+    def __init__(self) -> None:
+        self._facts: _Facts | None = None
+        self._feeding: tuple[tuple[tuple[Meld, ...], ...], set[int]] | None = None
+
     def choose(self, state: State, seat: int) -> C.Command:
         if state.phase == DRAW:
             return self._draw(state, seat)
         return self._play(state, seat)
+
+    def _view(self, state: State, seat: int) -> _View:
+        rules = state.rules
+        melds = state.melds[rules.team_of(seat)]
+        facts = self._facts
+        if facts is None or facts.melds is not melds:
+            facts = self._facts = _facts(rules, melds)
+        return _View(state, seat, facts)
 
     # -- drawing
 
@@ -185,7 +221,7 @@ class GreedyBot:
         pile = state.discard
         if not pile:
             return C.Draw()
-        v = _View(state, seat)
+        v = self._view(state, seat)
         rules = v.rules
         if rules.discard_pile == "open":
             if (len(pile) >= 3 or self._fits(v, pile[-1])) and self._may_take_open(state, v):
@@ -193,6 +229,11 @@ class GreedyBot:
             return C.Draw()
         takes: list[tuple[int, C.TakeDiscard]] = []
         depths = range(1, len(pile) + 1) if rules.discard_pile == "any_depth" else (1,)
+        own_hooks = hooks(v.own, rules)
+        other_hooks: dict[int, list[tuple[int, int, Meld]]] = {}
+        for team, index, m in v.others:
+            for c in hooks((m,), rules):
+                other_hooks.setdefault(c, []).append((team, index, m))
         for depth in depths:
             card = pile[-depth]
             gain = len(pile) if rules.discard_pile == "closed" else depth
@@ -203,17 +244,21 @@ class GreedyBot:
                                   C.TakeDiscard(depth, _without(plan.cards, card))))
             if not v.keeps_after_take(size - 1):
                 continue
-            wild = WILD_CAPABLE[card]
+            if not WILD_CAPABLE[card]:
+                for index in own_hooks.get(card, ()):
+                    takes.append((3 * gain + 1, C.TakeDiscard(depth, None, (v.team, index))))
+                for team, index, m in other_hooks.get(card, ()):
+                    if gain >= 3 or v.foreign_ok(m, 1):
+                        takes.append((3 * gain, C.TakeDiscard(depth, None, (team, index))))
+                continue
             for index, m in enumerate(v.own):
-                if fits(m, card, rules) and (not wild or v.wild_ok(index)):
+                if fits(m, card, rules) and v.wild_ok(index):
                     takes.append((3 * gain + 1, C.TakeDiscard(depth, None, (v.team, index))))
             for team, index, m in v.others:
-                if not fits(m, card, rules):
-                    continue
-                if wild:  # a wild dirties their meld: fine unless it makes them a canasta
-                    if m.size + 1 < 7 or canasta_kind(m, rules) in CLEAN_KINDS:
-                        takes.append((3 * gain, C.TakeDiscard(depth, None, (team, index))))
-                elif gain >= 3 or v.foreign_ok(m, 1):
+                # a wild dirties their meld: fine unless it makes them a canasta
+                if fits(m, card, rules) and (
+                    m.size + 1 < 7 or canasta_kind(m, rules) in CLEAN_KINDS
+                ):
                     takes.append((3 * gain, C.TakeDiscard(depth, None, (team, index))))
         if not takes:
             return C.Draw()
@@ -244,11 +289,12 @@ class GreedyBot:
     # -- playing
 
     def _play(self, state: State, seat: int) -> C.Command:
-        v = _View(state, seat)
+        v = self._view(state, seat)
         cmd = _first_accepted(state, seat, self._melds(v))
         if cmd is None:
             cmd = _first_accepted(state, seat, self._adds(v))
         if cmd is None:
+            v.danger = self._danger(state, v.team)
             cmd = self._discard(state, seat, v)
         return cmd
 
@@ -301,16 +347,26 @@ class GreedyBot:
         options.sort(key=lambda o: o[0], reverse=True)
         return [c for _, c in options]
 
+    def _danger(self, state: State, team: int) -> set[int]:
+        """Cards the next player could lay (anywhere, where anyone may add to any meld)."""
+        memo = self._feeding
+        if memo is None or memo[0] is not state.melds:
+            rules = state.rules
+            cards = feeding([m for t, ms in enumerate(state.melds) for m in ms
+                             if t != team or rules.add_to_any_meld], rules)
+            memo = self._feeding = (state.melds, cards)
+        return memo[1]
+
     @staticmethod
     def _discard(state: State, seat: int, v: _View) -> C.Command:
         rules = v.rules
         values = card_values(rules)
         h = v.h
         masks = h.masks
+        counts = h.counts
         groups = rules.groups
         # cards the next player could lay (anywhere, where anyone may add to any meld)
-        danger = feeding([m for t, ms in enumerate(state.melds) for m in ms
-                          if t != v.team or rules.add_to_any_meld], rules)
+        danger = v.danger
 
         def usefulness(card: int) -> tuple[int, int]:
             if WILD_CAPABLE[card]:
@@ -320,16 +376,17 @@ class GreedyBot:
             for k in (14, 1) if RANK[card] == 1 else (RANK[card],):
                 score += 2 * ((mask >> (k + 1) & 1) + (mask >> (k - 1) & 1))
                 score += (mask >> (k + 2) & 1) + (k > 1 and mask >> (k - 2) & 1)
-            if groups:
-                rank = RANK[card]
-                score += 2 * (len({c for c in h.cards if RANK[c] == rank}) - 1) \
-                    if h.ranks[rank] > 1 else 0
-                score += h.counts[card] > 1
+            rank = RANK[card]
+            if groups and h.ranks[rank] > 1:
+                kinds = sum(1 for c in range(rank - 1, 52, 13) if counts[c])
+                score += 2 * (kinds - 1) + (counts[card] > 1)
             if card in danger:
                 score += 6  # it would feed the next player
             return (score, -values[card])
 
         order = sorted((c for c in set(v.hand) if c != state.taken_single), key=usefulness)
+        if order and len(v.hand) > 1:
+            return C.Discard(order[0])  # only a last card's discard can be refused
         cmd = _first_accepted(state, seat, (C.Discard(c) for c in order))
         if cmd is None:  # cannot happen: the engine never strands a hand
             cmd = legal_commands(state, seat)[0]

@@ -53,13 +53,23 @@ def apply(state: State, seat: int, command: C.Command) -> tuple[list[E.Event], S
         if seat != C.SYSTEM:
             raise RuleViolation("not_allowed", "only the table deals")
         return _deal(state, command)
+    last = _last[0]
+    if last is not None and last[0] is state and last[2] is command and last[1] is seat:
+        return list(last[3]), last[4]
     handler = _HANDLERS.get(type(command))
     if handler is None:
         raise RuleViolation("bad_command", "unknown command")
     _check_turn(state, seat)
     events: list[E.Event] = []
     new = handler(state, seat, command, events)
+    _last[0] = (state, seat, command, tuple(events), new)
     return events, new
+
+
+# The last command accepted and its outcome. States are immutable and apply is a pure
+# function, so when a bot has checked its move and the caller then plays it (the very
+# same state, seat and command objects), the second apply is answered from here.
+_last: list[tuple[State, int, C.Command, tuple[E.Event, ...], State] | None] = [None]
 
 
 # ---------------------------------------------------------------- checks

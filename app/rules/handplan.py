@@ -171,6 +171,11 @@ def plans_with(h: Hand, card: int, rules: RuleSet, use_wild: bool,
     """New melds of hand ``h`` plus the natural ``card`` that include ``card``."""
     if WILD_CAPABLE[card]:
         return []
+    mask, bits = h.masks[SUIT[card]], SLOT_BITS[card]
+    if not ((mask >> 1 | mask << 1 | mask >> 2 | mask << 2) & bits) and not (
+        rules.groups and h.ranks[RANK[card]] >= (1 if use_wild and h.wilds else 2)
+    ):
+        return []  # no card of the hand near it, nor of its rank
     h2 = h.plus(card)
     plans = run_plans(h2, rules, use_wild, (SUIT[card],))
     plans += group_plans(h2, rules, use_wild, taken_ranks, RANK[card])
@@ -240,4 +245,23 @@ def feeding(melds: list[Meld], rules: RuleSet) -> set[int]:
             out.add(row[m.hi + 1])
         if m.lo > 1:
             out.add(row[m.lo - 1])
+    return out
+
+
+def hooks(melds: tuple[Meld, ...] | list[Meld], rules: RuleSet) -> dict[int, list[int]]:
+    """For each natural card, the indexes of the melds it could go onto alone."""
+    out: dict[int, list[int]] = {}
+    for index, m in enumerate(melds):
+        if m.kind != SEQ:
+            if rules.group_max and m.size >= rules.group_max:
+                continue
+            for c in range(m.rank - 1, 52, 13):
+                if not (rules.group_distinct_suits and c in m.naturals):
+                    out.setdefault(c, []).append(index)
+            continue
+        row = SLOT_CARD[m.suit]
+        if m.hi < 14:
+            out.setdefault(row[m.hi + 1], []).append(index)
+        if m.lo > 1:
+            out.setdefault(row[m.lo - 1], []).append(index)
     return out
