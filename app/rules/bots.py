@@ -201,6 +201,8 @@ class GreedyBot:
     def __init__(self) -> None:
         self._facts: _Facts | None = None
         self._feeding: tuple[tuple[tuple[Meld, ...], ...], set[int]] | None = None
+        self._hooks: tuple[tuple[tuple[Meld, ...], ...], int,
+                           dict[int, list[tuple[int, int, Meld]]]] | None = None
 
     def choose(self, state: State, seat: int) -> C.Command:
         if state.phase == DRAW:
@@ -230,10 +232,7 @@ class GreedyBot:
         takes: list[tuple[int, C.TakeDiscard]] = []
         depths = range(1, len(pile) + 1) if rules.discard_pile == "any_depth" else (1,)
         own_hooks = hooks(v.own, rules)
-        other_hooks: dict[int, list[tuple[int, int, Meld]]] = {}
-        for team, index, m in v.others:
-            for c in hooks((m,), rules):
-                other_hooks.setdefault(c, []).append((team, index, m))
+        other_hooks = self._other_hooks(state, v) if v.others else {}
         for depth in depths:
             card = pile[-depth]
             gain = len(pile) if rules.discard_pile == "closed" else depth
@@ -265,6 +264,18 @@ class GreedyBot:
         takes.sort(key=lambda t: -t[0])
         cmd = _first_accepted(state, seat, (c for _, c in takes))
         return cmd if cmd is not None else C.Draw()
+
+    def _other_hooks(self, state: State, v: _View) -> dict[int, list[tuple[int, int, Meld]]]:
+        """Natural card -> other sides' melds it goes onto (kept while no meld changes)."""
+        memo = self._hooks
+        if memo is None or memo[0] is not state.melds or memo[1] != v.team:
+            out: dict[int, list[tuple[int, int, Meld]]] = {}
+            for t, melds in enumerate(state.melds):
+                if t != v.team:
+                    for card, indexes in hooks(melds, v.rules).items():
+                        out.setdefault(card, []).extend((t, i, melds[i]) for i in indexes)
+            memo = self._hooks = (state.melds, v.team, out)
+        return memo[2]
 
     @staticmethod
     def _may_take_open(state: State, v: _View) -> bool:

@@ -249,7 +249,8 @@ def feeding(melds: list[Meld], rules: RuleSet) -> set[int]:
 
 
 def hooks(melds: tuple[Meld, ...] | list[Meld], rules: RuleSet) -> dict[int, list[int]]:
-    """For each natural card, the indexes of the melds it could go onto alone."""
+    """For each natural card, the indexes of the melds it could go onto alone (or, for
+    the natural of a wild's slot where wilds move, arrive at to move the wild)."""
     out: dict[int, list[int]] = {}
     for index, m in enumerate(melds):
         if m.kind != SEQ:
@@ -264,4 +265,6 @@ def hooks(melds: tuple[Meld, ...] | list[Meld], rules: RuleSet) -> dict[int, lis
             out.setdefault(row[m.hi + 1], []).append(index)
         if m.lo > 1:
             out.setdefault(row[m.lo - 1], []).append(index)
+        if m.wild >= 0 and rules.wild_relocation:
+            out.setdefault(row[m.wslot], []).append(index)
     return out
