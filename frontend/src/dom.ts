@@ -47,7 +47,8 @@ export function raw(text: string, tag = "span", cls = ""): HTMLElement {
 }
 
 export function fmt(n: number): string {
-  return Math.round(n).toLocaleString("es-ES").replace(/,/g, ".");
+  // Thousands grouped with dots, as Spanish card sites show coins (6.000, 1.250.000).
+  return String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ".");
 }
 
 /** Keep focus on the element with the same id across a re-render when possible. */

@@ -11,6 +11,7 @@ NO_SIDEWAYS_SCROLL = "() => document.documentElement.scrollWidth <= window.inner
 def test_phone_lobby_and_table(new_context, artifacts) -> None:
     page = new_context(390, 844, is_mobile=True, has_touch=True, device_scale_factor=2).new_page()
     as_guest(page)
+    page.wait_for_selector(".wallet-card")
     assert page.evaluate(NO_SIDEWAYS_SCROLL)
     page.screenshot(path=str(artifacts / "lobby-phone.png"), full_page=True)
 

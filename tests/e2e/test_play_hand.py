@@ -25,6 +25,7 @@ def test_guest_plays_a_full_hand_against_a_bot(new_context, artifacts: Path) -> 
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     as_guest(page)
+    page.wait_for_selector(".wallet-card")
     page.screenshot(path=str(artifacts / "lobby-desktop.png"), full_page=True)
 
     short_hand_table(page)
