@@ -52,6 +52,9 @@ class Change:
     state: State | None = None
     after: list[Callable[[int], Awaitable[None]]] = field(default_factory=list)
     result: Any = None
+    # Deadlines added in the same round trip as the commit (a stray one left by a refused
+    # commit is harmless: a timer checks that it is still the table's before acting).
+    timers: list[tuple[str, float]] = field(default_factory=list)
 
 
 Decider = Callable[[int, TableMeta, State | None], Change]
@@ -111,7 +114,7 @@ class TableService:
                     table_id, v, change.records,
                     meta=change.meta.model_dump_json().encode() if change.meta else None,
                     state=orjson.dumps(state_to_dict(change.state)) if change.state else None,
-                    cid=cid,
+                    cid=cid, timers=change.timers,
                 )
             except Conflict:
                 continue
@@ -196,9 +199,8 @@ class TableService:
             any(isinstance(e, Discarded) for e in events)
         if turn_passed:
             self._start_clock(meta, state, change)
-        elif meta.turn_deadline is not None:
-            deadline = meta.turn_deadline
-            change.after.append(lambda v: self._schedule_turn(meta, state, v, deadline))
+        else:  # the same turn goes on: its clock stands; a bot on turn plays on
+            change.after.append(lambda v: self._schedule_bot(meta, state, v))
         return change
 
     def _deal_next(self, meta: TableMeta, state: State, change: Change) -> State:
@@ -219,13 +221,16 @@ class TableService:
         return self.settings.turbo_turn_seconds if meta.turbo else self.settings.turn_seconds
 
     def _start_clock(self, meta: TableMeta, state: State, change: Change) -> None:
+        """A new turn clock. Its timer is keyed by the deadline itself, which stays the
+        table's until the turn passes, so moves within the turn need no new timer."""
         deadline = time.time() + self._turn_seconds(meta)
         meta.turn_deadline = deadline
         change.records.append({"k": "c", "seat": state.turn, "deadline": deadline})
-        change.after.append(lambda v: self._schedule_turn(meta, state, v, deadline))
+        change.timers.append((turn_timer(meta.id, deadline), deadline))
+        change.after.append(lambda v: self._schedule_bot(meta, state, v))
 
-    async def _schedule_turn(self, meta: TableMeta, state: State, v: int, deadline: float) -> None:
-        await self.store.add_timer(f"turn|{meta.id}|{v}", deadline)
+    async def _schedule_bot(self, meta: TableMeta, state: State, v: int) -> None:
+        """A bot (or a bot playing for an absent person) is on turn: move after a delay."""
         seat = meta.seats[state.turn]
         if seat is not None and (seat.bot or seat.abandoned):
             at = time.time() + self.bot_delay
@@ -254,7 +259,7 @@ class TableService:
         kind, table_id, arg = member.split("|", 2)
         try:
             if kind == "turn":
-                await self._timeout(table_id, int(arg))
+                await self._timeout(table_id, arg)
             elif kind == "bot":
                 await self._bot_move(table_id, int(arg))
             elif kind == "grace":
@@ -269,10 +274,11 @@ class TableService:
             if exc.status != 404:
                 log.info("timer %s: %s", member, exc.code)
 
-    async def _timeout(self, table_id: str, at_v: int) -> None:
+    async def _timeout(self, table_id: str, deadline: str) -> None:
         def decide(v: int, meta: TableMeta, state: State | None) -> Change:
-            if v != at_v or meta.status != "playing" or state is None:
-                return Change()
+            if meta.status != "playing" or state is None or meta.turn_deadline is None \
+                    or turn_timer(table_id, meta.turn_deadline) != turn_timer(table_id, deadline):
+                return Change()  # not this turn's clock any more
             seat = state.turn
             events, new = timeout_move(state, seat)
             meta = meta.model_copy(deep=True)
@@ -316,11 +322,10 @@ class TableService:
                 return Change()
             s.abandoned = True
             change = Change(meta=meta, records=[table_record("seat_abandoned", meta)])
-            # The turn's timers are keyed by version and this record moves the version
-            # on, so they are set again whoever's turn it is (else the clock of the seat
-            # on turn would never fire again and a table of bots and absentees stalls).
-            deadline = meta.turn_deadline or time.time()
-            change.after.append(lambda v: self._schedule_turn(meta, state, v, deadline))
+            # A bot's move is keyed by version and this record moves the version on, so
+            # it is set again whoever's turn it is (else a bot on turn would never move
+            # again and a table of bots and absentees would stall).
+            change.after.append(lambda v: self._schedule_bot(meta, state, v))
             return change
 
         v, _ = await self.mutate(table_id, decide)
@@ -478,3 +483,8 @@ def timeout_move(state: State, seat: int) -> tuple[list[Event], State]:
             continue
         return events + step, new
     raise RuntimeError("no legal discard")  # the engine's no-stranding rule forbids this
+
+
+def turn_timer(table_id: str, deadline: float | str) -> str:
+    """The member of a turn clock in the timers set: the table and its deadline."""
+    return f"turn|{table_id}|{float(deadline)!r}"

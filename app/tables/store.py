@@ -14,6 +14,7 @@ from typing import Any
 
 import orjson
 from redis.asyncio import Redis
+from redis.exceptions import NoScriptError
 
 STREAM_MAXLEN = 512  # records kept for resync; older gaps get a fresh snapshot
 TABLE_TTL_SECONDS = 6 * 3600  # a finished or closed table lingers this long
@@ -122,9 +123,12 @@ class TableStore:
         meta: bytes | None = None,
         state: bytes | None = None,
         cid: str = "",
+        timers: list[tuple[str, float]] | None = None,
     ) -> int:
         """Append ``records`` (their ``v`` already set to expected_v+1...) atomically.
-        Returns the new version; raises Conflict or Duplicate."""
+        Returns the new version; raises Conflict or Duplicate. ``timers`` (member,
+        deadline) go into the timers set in the same round trip, whether the commit
+        succeeds or not: a timer checks that it is still the table's when it fires."""
         encoded = [orjson.dumps(r) for r in records]
         payload = orjson.dumps({"t": table_id, "records": records})
         args: list[Any] = [
@@ -132,12 +136,32 @@ class TableStore:
             *encoded, table_id,
         ]
         keys = [k_hash(table_id), k_stream(table_id), k_log(table_id), k_cids(table_id)]
-        status, v = await self._commit(keys=keys, args=args)
+        if timers:
+            status, v = await self._commit_with_timers(keys, args, timers)
+        else:
+            status, v = await self._commit(keys=keys, args=args)
         if int(status) == 0:
             raise Conflict(int(v))
         if int(status) == -1:
             raise Duplicate(int(v))
         return int(v)
+
+    async def _commit_with_timers(
+        self, keys: list[str], args: list[Any], timers: list[tuple[str, float]]
+    ) -> Any:
+        """EVALSHA and the ZADDs in one pipeline (one round trip). The timers set is not
+        a table key (another hash slot), so it cannot go into the script itself."""
+        for _ in range(2):
+            async with self.redis.pipeline(transaction=False) as pipe:
+                pipe.evalsha(self._commit.sha, len(keys), *keys, *args)
+                pipe.zadd(TIMERS_KEY, dict(timers))
+                replies = await pipe.execute(raise_on_error=False)
+            if not isinstance(replies[0], NoScriptError):
+                if isinstance(replies[0], Exception):
+                    raise replies[0]
+                return replies[0]
+            await self.redis.script_load(COMMIT_LUA)  # Redis restarted or flushed scripts
+        raise RuntimeError("the commit script could not be loaded")
 
     async def records_since(self, table_id: str, after_v: int, upto_v: int) -> list[Any] | None:
         """Records after_v+1..upto_v from the stream, or None when it no longer has them."""
