@@ -204,7 +204,9 @@ export function lobbyView(el: HTMLElement): View {
       h("ul", { class: "players" }, ...online.filter((p) => p.user_id !== app.me?.id).slice(0, 50).map((p) =>
         h("li", null,
           h("a", { href: `#/profile/${p.user_id}` }, raw(p.nickname), h("span", { class: "muted" }, " · ", t("profile.levelN", { n: p.level }))),
-          h("button", { type: "button", class: "btn tiny", onclick: () => challengeDialog(p.nickname) }, t("social.challenge"))))),
+          // Guests ("Invitado1234") have no username yet, so they cannot be challenged.
+          /^Invitado\d*$/.test(p.nickname) ? null
+            : h("button", { type: "button", class: "btn tiny", onclick: () => challengeDialog(p.nickname) }, t("social.challenge"))))),
       online.length <= 1 ? h("p", { class: "empty" }, t("lobby.nobodyOnline")) : null);
   }
 
