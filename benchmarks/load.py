@@ -419,7 +419,7 @@ async def baseline(k: int, seconds: float, redis_url: str, log_dir: Path) -> tup
 
         async def open_sock(table: EchoTable) -> None:
             ws = await websockets.connect(f"ws://127.0.0.1:{port}", ping_interval=None,
-                                          max_queue=None, open_timeout=60)
+                                          max_queue=None, open_timeout=60, compression=None)
             await ws.send(orjson.dumps({"table": table.tid}).decode())
             table.socks.append(ws)
             readers.append(asyncio.create_task(table.read(ws)))
