@@ -100,7 +100,7 @@ def _without(cards: tuple[int, ...], card: int) -> tuple[int, ...]:
     return tuple(rest)
 
 
-RESERVE = 6  # cards kept in hand while the side has no way to go out...
+RESERVE = 12  # cards kept in hand while the side has no way to go out...
 FOREIGN_MAX = 3  # largest size we let another side's meld reach by our cards
 STOCK_TURNS = 1  # ...fewer once the stock holds less than RESERVE rounds of this many
 
@@ -109,6 +109,7 @@ class _Facts(NamedTuple):
     """What a side's melds tell, kept while that tuple of melds stays the same object."""
 
     melds: tuple[Meld, ...]
+    rules: RuleSet
     kinds: list[str | None]
     has_clean: bool
     closable: bool
@@ -124,7 +125,7 @@ def _facts(rules: RuleSet, melds: tuple[Meld, ...]) -> _Facts:
         if rules.one_group_per_rank else frozenset()
     clean = any(k in CLEAN_KINDS for k in kinds)
     closable = clean or (rules.close_requires == "any" and any(kinds))
-    return _Facts(melds, kinds, clean, closable, ranks)
+    return _Facts(melds, rules, kinds, clean, closable, ranks)
 
 
 class _View:
@@ -200,9 +201,10 @@ class GreedyBot:
 
     def __init__(self) -> None:
         self._facts: _Facts | None = None
-        self._feeding: tuple[tuple[tuple[Meld, ...], ...], set[int]] | None = None
-        self._hooks: tuple[tuple[tuple[Meld, ...], ...], int,
-                           dict[int, list[tuple[int, int, Meld]]]] | None = None
+        # derived from the table's melds, kept while state.melds is the same object
+        self._feeding: tuple[object, RuleSet, int, set[int]] | None = None
+        self._hooks: tuple[object, RuleSet, int, dict[int, list[tuple[int, int, Meld]]]] \
+            | None = None
 
     def choose(self, state: State, seat: int) -> C.Command:
         if state.phase == DRAW:
@@ -213,7 +215,7 @@ class GreedyBot:
         rules = state.rules
         melds = state.melds[rules.team_of(seat)]
         facts = self._facts
-        if facts is None or facts.melds is not melds:
+        if facts is None or facts.melds is not melds or facts.rules is not rules:
             facts = self._facts = _facts(rules, melds)
         return _View(state, seat, facts)
 
@@ -268,14 +270,15 @@ class GreedyBot:
     def _other_hooks(self, state: State, v: _View) -> dict[int, list[tuple[int, int, Meld]]]:
         """Natural card -> other sides' melds it goes onto (kept while no meld changes)."""
         memo = self._hooks
-        if memo is None or memo[0] is not state.melds or memo[1] != v.team:
+        if memo is None or memo[0] is not state.melds or memo[1] is not state.rules \
+                or memo[2] != v.team:
             out: dict[int, list[tuple[int, int, Meld]]] = {}
             for t, melds in enumerate(state.melds):
                 if t != v.team:
                     for card, indexes in hooks(melds, v.rules).items():
                         out.setdefault(card, []).extend((t, i, melds[i]) for i in indexes)
-            memo = self._hooks = (state.melds, v.team, out)
-        return memo[2]
+            memo = self._hooks = (state.melds, state.rules, v.team, out)
+        return memo[3]
 
     @staticmethod
     def _may_take_open(state: State, v: _View) -> bool:
@@ -361,12 +364,13 @@ class GreedyBot:
     def _danger(self, state: State, team: int) -> set[int]:
         """Cards the next player could lay (anywhere, where anyone may add to any meld)."""
         memo = self._feeding
-        if memo is None or memo[0] is not state.melds:
+        if memo is None or memo[0] is not state.melds or memo[1] is not state.rules \
+                or memo[2] != team:
             rules = state.rules
             cards = feeding([m for t, ms in enumerate(state.melds) for m in ms
                              if t != team or rules.add_to_any_meld], rules)
-            memo = self._feeding = (state.melds, cards)
-        return memo[1]
+            memo = self._feeding = (state.melds, state.rules, team, cards)
+        return memo[3]
 
     @staticmethod
     def _discard(state: State, seat: int, v: _View) -> C.Command:
