@@ -48,14 +48,13 @@ async def send(
                 amount=price, state="pending", created_at=utcnow())
     db.add(gift)
     await db.flush()
-    await shop.pay(db, settings, sender.id, currency, price,
+    await shop.pay(db, settings, outbox, sender.id, currency, price,
                    ledger.gift_escrow(gift.id, currency), f"gift:{sender.id}:{request_key}",
                    "gift")
     await notifications.add(db, outbox, recipient.id, "gift", {
         "gift_id": gift.id, "from_user_id": sender.id, "from_nickname": sender.nickname,
         "sku": sku, "currency": currency, "amount": amount,
     })
-    outbox.wallet_changed(sender.id)
     return gift
 
 

@@ -11,12 +11,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from sqlalchemy import bindparam, select, update
+from sqlalchemy import bindparam, select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.core.db import utcnow
 from app.economy.models import Account, Entry, Transfer
-from app.economy.sql import insert_for, insert_ignore, table_of
+from app.economy.sql import dialect, insert_for, insert_ignore, table_of
 
 COINS = "coins"
 CREDITS = "credits"
@@ -43,6 +43,20 @@ class Locked:
     balance: int
 
 
+# PostgreSQL: the entries and the cached balances in one round trip.
+_PG_APPLY = text("""
+WITH m AS (
+    SELECT * FROM unnest(CAST(:ids AS BIGINT[]), CAST(:amounts AS BIGINT[]))
+        AS m(account_id, amount)
+), e AS (
+    INSERT INTO ledger_entries (transfer_id, account_id, amount)
+    SELECT CAST(:tid AS BIGINT), account_id, amount FROM m
+)
+UPDATE accounts SET balance = accounts.balance + m.amount
+FROM m WHERE accounts.id = m.account_id
+""")
+
+
 class InsufficientFunds(Exception):
     def __init__(self, account: Locked, needed: int) -> None:
         super().__init__(f"{account.key} holds {account.balance}, needs {needed}")
@@ -56,6 +70,11 @@ class DuplicateTransfer(Exception):
 
 def wallet(user_id: int, currency: str) -> Spec:
     return Spec(f"wallet:{user_id}:{currency}", "wallet", currency, user_id)
+
+
+def wallet_keys(user_id: int) -> list[str]:
+    """Both wallet rows: locking them together lets a push carry exact balances."""
+    return [wallet(user_id, c).key for c in CURRENCIES]
 
 
 def seat_hold(table_id: str, user_id: int) -> Spec:
@@ -139,7 +158,12 @@ async def post(
     transfer_id = (await db.execute(claim)).scalar_one_or_none()
     if transfer_id is None:
         raise DuplicateTransfer(key)
-    if moves:
+    if moves and dialect(db) == "postgresql":
+        await db.execute(_PG_APPLY, {
+            "tid": transfer_id, "ids": [a.id for a in accounts],
+            "amounts": [moves[a.key] for a in accounts],
+        })
+    elif moves:
         await db.execute(
             table_of(Entry).insert(),
             [{"transfer_id": transfer_id, "account_id": a.id, "amount": moves[a.key]}

@@ -9,8 +9,9 @@ counts so a push never shows a value that was rolled back.
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 from redis.asyncio import Redis
@@ -20,6 +21,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.economy.models import Account
 from app.social.models import Notification
+
+if TYPE_CHECKING:
+    from app.economy.ledger import Locked
 
 log = logging.getLogger("app.economy.notify")
 
@@ -47,11 +51,24 @@ class Notifier:
 @dataclass
 class Outbox:
     wallets: set[int] = field(default_factory=set)
+    # Balances known exactly: both wallet rows were locked until the commit.
+    known: dict[int, tuple[int, int]] = field(default_factory=dict)
     unread: set[int] = field(default_factory=set)
     messages: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
 
     def wallet_changed(self, *user_ids: int) -> None:
         self.wallets.update(user_ids)
+
+    def wallet_locked(self, locked: Mapping[str, Locked], *user_ids: int) -> None:
+        """After a post over ``locked``: push these balances without reading them again
+        when both of a user's wallet rows are locked (else read them after the commit)."""
+        for user_id in user_ids:
+            coins = locked.get(f"wallet:{user_id}:coins")
+            credits = locked.get(f"wallet:{user_id}:credits")
+            if coins is None or credits is None:
+                self.wallets.add(user_id)
+            else:
+                self.known[user_id] = (coins.balance, credits.balance)
 
     def notified(self, user_id: int, message: dict[str, Any]) -> None:
         self.messages.append((user_channel(user_id), {"type": "notification", **message}))
@@ -64,6 +81,11 @@ class Outbox:
         """Call after commit."""
         for channel, message in self.messages:
             await notifier.publish_channel(channel, message)
+        for user_id, (coins, credits) in sorted(self.known.items()):
+            if user_id not in self.wallets:
+                await notifier.publish(
+                    user_id, {"type": "wallet", "coins": coins, "credits": credits}
+                )
         if self.wallets:
             for user_id, coins, credits in await _balances(db, self.wallets):
                 await notifier.publish(
@@ -76,6 +98,7 @@ class Outbox:
                     user_id, {"type": "notifications_unread", "count": counts.get(user_id, 0)}
                 )
         self.wallets.clear()
+        self.known.clear()
         self.unread.clear()
         self.messages.clear()
 

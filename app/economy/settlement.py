@@ -31,16 +31,15 @@ async def settle_game(db: AsyncSession, outbox: Outbox, result: GameResult) -> b
         return False
     stakes = {int(u): s for u, s in bet.stakes.items()}
     plan = settle(result, stakes)
-    await _pay(db, result.game_id, plan, stakes)
+    await _pay(db, outbox, result.game_id, plan, stakes)
     mark_settled(bet, "void" if result.winner_team is None else "settled")
     await _record(db, outbox, result, plan)
     await db.flush()
-    outbox.wallet_changed(*plan.payouts)
     return True
 
 
 async def _pay(
-    db: AsyncSession, game_id: str, plan: Settlement, stakes: dict[int, int]
+    db: AsyncSession, outbox: Outbox, game_id: str, plan: Settlement, stakes: dict[int, int]
 ) -> None:
     if not stakes:
         return
@@ -48,6 +47,8 @@ async def _pay(
     forfeits = ledger.house("forfeits", COINS)
     moves = {ledger.wallet(u, COINS).key: p for u, p in plan.payouts.items()}
     keys = [escrow, *moves]
+    for user_id in plan.payouts:
+        keys += ledger.wallet_keys(user_id)
     if plan.to_house:
         await ledger.ensure(db, [forfeits])
         moves[forfeits.key] = plan.to_house
@@ -55,6 +56,7 @@ async def _pay(
     locked = await ledger.lock(db, keys)
     moves[escrow] = -locked[escrow].balance
     await ledger.post(db, key=f"settle:{game_id}", kind="settle", moves=moves, locked=locked)
+    outbox.wallet_locked(locked, *plan.payouts)
 
 
 async def _record(

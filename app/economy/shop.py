@@ -39,14 +39,14 @@ async def owns(db: AsyncSession, user_id: int, sku: str) -> bool:
 
 
 async def pay(
-    db: AsyncSession, settings: Settings, user_id: int, currency: str, amount: int,
-    to: ledger.Spec, key: str, kind: str,
+    db: AsyncSession, settings: Settings, outbox: Outbox, user_id: int, currency: str,
+    amount: int, to: ledger.Spec, key: str, kind: str,
 ) -> None:
     """Move ``amount`` from the user's wallet to ``to``; clean errors, nothing moved."""
     await ensure_wallet(db, user_id, settings)
     w = ledger.wallet(user_id, currency)
     await ledger.ensure(db, [to])
-    locked = await ledger.lock(db, [w.key, to.key])
+    locked = await ledger.lock(db, [*ledger.wallet_keys(user_id), to.key])
     try:
         await ledger.post(db, key=key, kind=kind, moves={w.key: -amount, to.key: amount},
                           locked=locked)
@@ -54,6 +54,7 @@ async def pay(
         raise insufficient_funds(currency) from None
     except DuplicateTransfer:
         raise duplicate_request() from None
+    outbox.wallet_locked(locked, user_id)
 
 
 async def buy(
@@ -65,10 +66,9 @@ async def buy(
         raise AppError("gift_only", "Packs of coins or credits can only be gifted.", 409)
     if await owns(db, user_id, sku):
         raise AppError("already_owned", "You already own this item.", 409)
-    await pay(db, settings, user_id, found.currency, found.price,
+    await pay(db, settings, outbox, user_id, found.currency, found.price,
               ledger.house("shop", found.currency), f"buy:{user_id}:{request_key}", "purchase")
     await grant_item(db, user_id, found, "bought")
-    outbox.wallet_changed(user_id)
     return found
 
 

@@ -10,7 +10,7 @@ from app.core.errors import AppError
 from app.economy.hooks import EconomyTables
 from app.economy.models import GameRecord, PlayerStats
 from app.tables.hooks import GameResult
-from tests.economy.helpers import balance, coins, new_users
+from tests.economy.helpers import Listener, balance, coins, new_users
 
 START = 50_000
 BET = 6_000
@@ -37,7 +37,10 @@ async def test_two_players_winner_takes_both_stakes(app: FastAPI, econ: EconomyT
     maker = app.state.sessionmaker
     assert await coins(maker, a) == START - BET
     assert await balance(maker, "game:g1") == 2 * BET
-    await econ.settle_game(result("g1", {a: 0, b: 1}, 0))
+    async with Listener(app.state.redis, f"user:{a}") as inbox:
+        await econ.settle_game(result("g1", {a: 0, b: 1}, 0))
+        pushed = await inbox.drain()
+    assert pushed == [{"type": "wallet", "coins": START + BET, "credits": 5, "via": f"user:{a}"}]
     assert await coins(maker, a) == START + BET
     assert await coins(maker, b) == START - BET
     assert await balance(maker, "game:g1") == 0
