@@ -50,10 +50,9 @@ async def add_games(
     if not games:
         return {}
     table = table_of(PlayerStats)
-    stmt = insert_for(db, table).values([
-        {"user_id": u, "xp": xp, "level": 1, "games": 1, "wins": int(won)}
-        for u, xp, won in games
-    ])
+    rows = [{"user_id": u, "xp": xp, "level": 1, "games": 1, "wins": int(won)}
+            for u, xp, won in games]
+    stmt = insert_for(db, table)
     stmt = stmt.on_conflict_do_update(
         index_elements=["user_id"],
         set_={
@@ -63,7 +62,7 @@ async def add_games(
         },
     ).returning(table.c.user_id, table.c.xp, table.c.level)
     levels: dict[int, tuple[int, int]] = {}
-    for user_id, total, old in (await db.execute(stmt)).all():
+    for user_id, total, old in (await db.execute(stmt, rows)).all():
         new = level_for(int(total))
         levels[int(user_id)] = (int(old), new)
         if new != old:

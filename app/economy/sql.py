@@ -29,8 +29,11 @@ def insert_for(db: AsyncSession, table: Table) -> Any:
 async def insert_ignore(
     db: AsyncSession, table: Table, rows: Sequence[dict[str, Any]], keys: Sequence[str]
 ) -> None:
-    """Insert rows; rows whose ``keys`` already exist are left alone."""
+    """Insert rows; rows whose ``keys`` already exist are left alone.
+
+    The rows go as parameters of one constant statement (not inlined VALUES), so the
+    statement is compiled once and cached; SQLAlchemy still sends them in one batch.
+    """
     if rows:
-        await db.execute(insert_for(db, table).values(list(rows)).on_conflict_do_nothing(
-            index_elements=list(keys)
-        ))
+        stmt = insert_for(db, table).on_conflict_do_nothing(index_elements=list(keys))
+        await db.execute(stmt, list(rows))
