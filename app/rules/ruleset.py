@@ -181,7 +181,15 @@ def validate(r: RuleSet) -> None:
 
 
 def ruleset_from_dict(data: dict[str, Any]) -> RuleSet:
-    return _from_dict_cached(tuple(sorted(data.items())))
+    # Fast path (every state parse passes here): the items in the order they came, which
+    # for a dict written by to_dict is always the same; else the order-free key.
+    key = tuple(data.items())
+    rules = _CACHE.get(key)
+    if rules is None:
+        rules = _from_dict_cached(tuple(sorted(data.items())))
+        if len(_CACHE) < 1024:
+            _CACHE[key] = rules
+    return rules
 
 
 _CACHE: dict[tuple[tuple[str, Any], ...], RuleSet] = {}

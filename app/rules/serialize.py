@@ -32,7 +32,7 @@ def _meld_list(m: Meld) -> list[Any]:
 
 def _meld_from_list(x: list[Any]) -> Meld:
     return Meld(x[0], x[1], x[2], x[3], x[4], tuple(x[5]), x[6], x[7], x[8],
-                tuple((a, b) for a, b in x[9]))
+                tuple(map(tuple, x[9])) if x[9] else ())
 
 
 def state_to_dict(s: State) -> dict[str, Any]:
@@ -53,10 +53,10 @@ def state_to_dict(s: State) -> dict[str, Any]:
 def state_from_dict(d: dict[str, Any]) -> State:
     return State(
         rules=ruleset_from_dict(d["rules"]), phase=d["phase"], turn=d["turn"],
-        hands=tuple(tuple(h) for h in d["hands"]),
-        melds=tuple(tuple(_meld_from_list(m) for m in team) for team in d["melds"]),
+        hands=tuple(map(tuple, d["hands"])),
+        melds=tuple(tuple(map(_meld_from_list, team)) for team in d["melds"]),
         stock=tuple(d["stock"]), discard=tuple(d["discard"]),
-        muertos=tuple(tuple(m) for m in d["muertos"]),
+        muertos=tuple(map(tuple, d["muertos"])),
         muerto_status=tuple(d["muerto_status"]), muerto_taker=tuple(d["muerto_taker"]),
         taken_single=d["taken_single"], hand_no=d["hand_no"], first=d["first"],
         match_first=d["match_first"], turns=d["turns"], closer=d["closer"],
