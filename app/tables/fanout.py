@@ -38,13 +38,25 @@ class Hub:
         self.listeners: dict[str, set[Deliver]] = {}
         self.task: asyncio.Task[None] | None = None
         self._lock = asyncio.Lock()
+        self.stopping = False
 
     async def start(self) -> None:
-        # A private channel keeps the subscriber alive while nobody watches anything.
-        await self.pubsub.subscribe(f"proc:{secrets.token_hex(8)}")
         self.task = asyncio.create_task(self._run(), name="hub")
 
+    async def _subscribe_private(self) -> None:
+        """A private channel keeps the subscriber alive while nobody watches anything.
+        Retried until Redis answers, so the server starts (and /readyz says why it is not
+        ready) while Redis is down."""
+        while not self.stopping:
+            try:
+                await self.pubsub.subscribe(f"proc:{secrets.token_hex(8)}")
+                return
+            except Exception:
+                log.warning("pub/sub cannot subscribe yet; retrying")
+                await asyncio.sleep(1.0)
+
     async def stop(self) -> None:
+        self.stopping = True
         if self.task:
             self.task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -71,7 +83,8 @@ class Hub:
                 await self.pubsub.unsubscribe(channel)
 
     async def _run(self) -> None:
-        while True:
+        await self._subscribe_private()
+        while not self.stopping:
             try:
                 message = await self.pubsub.get_message(ignore_subscribe_messages=True,
                                                         timeout=1.0)

@@ -23,6 +23,7 @@ class TimerLoop:
         self.wake = asyncio.Event()
         self.task: asyncio.Task[None] | None = None
         self.running: set[asyncio.Task[None]] = set()
+        self.stopping = False
         svc.kick = self.kick
 
     def kick(self, member: str, at: float) -> None:
@@ -38,6 +39,10 @@ class TimerLoop:
         self.task = asyncio.create_task(self._run(), name="timers")
 
     async def stop(self) -> None:
+        # A flag as well as a cancel: on Python 3.11 wait_for can swallow a cancellation
+        # that arrives just as the event it waits on is set.
+        self.stopping = True
+        self.wake.set()
         if self.task:
             self.task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -49,13 +54,14 @@ class TimerLoop:
                 await task
 
     async def _run(self) -> None:
-        while True:
+        while not self.stopping:
             try:
                 await self.tick()
             except asyncio.CancelledError:
                 raise
             except Exception:
                 log.exception("timer poll failed")
+                await asyncio.sleep(1.0)  # Redis away: do not spin
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.wake.wait(), self.poll)
             self.wake.clear()
