@@ -17,12 +17,14 @@ from app.core.errors import install_error_handlers
 from app.core.logging import RequestLogMiddleware, configure_logging
 from app.core.redis import close_redis, create_redis
 from app.economy import routes as economy_routes
+from app.economy.hooks import EconomyTables
+from app.economy.notify import Notifier
 from app.social import routes as social_routes
 from app.social import routes_inbox as social_inbox_routes
 from app.tables import routes as tables_routes
 from app.tables.archive import GameArchive
 from app.tables.fanout import Hub
-from app.tables.hooks import FreeTables
+from app.tables.hooks import FreeTables, TableHooks
 from app.tables.service import TableService
 from app.tables.timers import TimerLoop
 from app.users import routes as users_routes
@@ -56,8 +58,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             memory_kib=settings.argon2_memory_kib,
             parallelism=settings.argon2_parallelism,
         )
+        hooks: TableHooks = (
+            EconomyTables(app.state.sessionmaker, settings, Notifier(redis))
+            if settings.economy_enabled else FreeTables()
+        )
         tables = TableService(
-            redis, settings, hooks=FreeTables(), archive=GameArchive(app.state.sessionmaker),
+            redis, settings, hooks=hooks, archive=GameArchive(app.state.sessionmaker),
             bot_delay=settings.bot_delay_seconds,
         )
         hub = Hub(redis)

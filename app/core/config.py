@@ -77,6 +77,10 @@ class Settings(BaseSettings):
     starting_coins: int = Field(default=50_000, ge=0)
     starting_credits: int = Field(default=5, ge=0)
     daily_bonus_coins: int = Field(default=5_000, ge=0)
+    # Off: tables move no coins or credits (free play; tests of table mechanics).
+    economy_enabled: bool = True
+    # Special tables (pairs, turbo, private) unlock at this level (seed 000: level 2).
+    special_table_level: int = Field(default=2, ge=1, le=100)
 
     # The built browser client, served at / when the folder exists.
     frontend_dir: Path = Path("frontend/dist")

@@ -150,10 +150,10 @@ async def _consume_special(
 async def charge_special_table(
     db: AsyncSession, settings: Settings, outbox: Outbox, user_id: int, table_id: str
 ) -> None:
-    if await levels.level_of(db, user_id) < levels.SPECIAL_TABLE_LEVEL:
+    if await levels.level_of(db, user_id) < settings.special_table_level:
         raise AppError(
             "level_too_low",
-            f"Special tables unlock at level {levels.SPECIAL_TABLE_LEVEL}.",
+            f"Special tables unlock at level {settings.special_table_level}.",
             403,
         )
     await ensure_wallet(db, user_id, settings)

@@ -111,6 +111,7 @@ def server(
         "BURACO_FRONTEND_DIR": str(frontend_dist),
         "BURACO_VAR_DIR": str(var),
         "BURACO_BOT_DELAY_SECONDS": "0.05",
+        "BURACO_SPECIAL_TABLE_LEVEL": "1",  # a new guest may open a private table
         "BURACO_WS_ALLOWED_ORIGINS": base,
         "BURACO_SIGNUP_LIMIT_PER_IP": "100000",
         "BURACO_LOGIN_LIMIT_PER_IP": "100000",
