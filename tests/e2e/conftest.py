@@ -58,7 +58,9 @@ def frontend_dist() -> Path:
     return DIST
 
 
-@pytest.fixture(scope="session")
+# Package scope, not session: Playwright's sync API keeps an event loop running while it
+# is started, and every async test after this package would then fail to start its own.
+@pytest.fixture(scope="package")
 def browser(frontend_dist: Path) -> Iterator[object]:
     if not Path(CHROMIUM).exists():
         _missing(f"Chromium not found at {CHROMIUM} (apt-get install -y chromium)")
