@@ -119,14 +119,21 @@ async def _throttle(redis: Redis, checks: list[tuple[str, int]], window: int, wh
 
 
 async def create_guest(db: AsyncSession, settings: Settings) -> tuple[User, str]:
-    user = User(nickname=await _free_guest_nickname(db), is_guest=True)
-    db.add(user)
-    try:
-        await db.flush()
-    except IntegrityError:
-        await db.rollback()
-        raise AppError("conflict", "Could not create a guest right now; try again.", 409) from None
-    return user, await start_session(db, UserId(user.id), settings.session_days)
+    # Guests arriving together may pick the same free name: the loser of that race tries
+    # another name inside a savepoint instead of failing the visitor.
+    for _ in range(GUEST_NAME_ATTEMPTS):
+        user = User(nickname=await _free_guest_nickname(db), is_guest=True)
+        try:
+            async with db.begin_nested():
+                db.add(user)
+                await db.flush()
+        except IntegrityError:
+            continue
+        return user, await start_session(db, UserId(user.id), settings.session_days)
+    raise AppError("conflict", "Could not create a guest right now; try again.", 409)
+
+
+GUEST_NAME_ATTEMPTS = 5
 
 
 async def _free_guest_nickname(db: AsyncSession) -> str:

@@ -120,3 +120,22 @@ async def test_claim_with_bad_input_is_422_and_changes_nothing(
     assert r.status_code == 422
     assert field in {f["field"] for f in r.json()["error"]["fields"]}
     assert await snapshot() == before
+
+
+async def test_guest_losing_a_name_race_gets_another_name(
+    make_client: "type[httpx.AsyncClient]", monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Two guests arriving together both find Invitado0042 free; the second insert hits the
+    # unique nickname and must retry with another name instead of failing with 409.
+    draws = iter([42, 42, 43])
+    monkeypatch.setattr(service.secrets, "randbelow", lambda _n: next(draws))
+
+    async def never_taken(_db: object, _name: str) -> bool:
+        return False
+
+    monkeypatch.setattr(service.repo, "nickname_taken", never_taken)
+    first = await make_client().post("/api/auth/guest")
+    second = await make_client().post("/api/auth/guest")
+    assert (first.status_code, second.status_code) == (201, 201)
+    assert first.json()["nickname"] == "Invitado0042"
+    assert second.json()["nickname"] == "Invitado0043"
