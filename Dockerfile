@@ -1,6 +1,14 @@
 # syntax=docker/dockerfile:1
-# Multi-stage: the builder installs the pinned dependencies and the app into a venv;
-# the runtime image gets only that venv, the migrations and a non-root user.
+# Multi-stage: node builds the browser client; the builder installs the pinned
+# dependencies and the app into a venv; the runtime image gets only that venv, the app,
+# the migrations, the built client and a non-root user.
+
+FROM node:20-slim AS frontend
+WORKDIR /src/frontend
+COPY frontend/package.json frontend/package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY frontend ./
+RUN npm run build
 
 FROM python:3.11-slim AS builder
 ENV PIP_NO_CACHE_DIR=1 \
@@ -25,8 +33,7 @@ COPY --from=builder /opt/venv /opt/venv
 COPY alembic.ini ./
 COPY migrations ./migrations
 COPY app ./app
-# When the browser client exists (a later issue), build it in its own stage and:
-# COPY --from=frontend /src/frontend/dist ./frontend/dist
+COPY --from=frontend /src/frontend/dist ./frontend/dist
 RUN mkdir -p /app/var && chown buraco:buraco /app/var
 USER buraco
 EXPOSE 8000
