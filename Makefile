@@ -33,7 +33,11 @@ FRONTEND_STALE = $(shell [ -f frontend/dist/index.html ] && find frontend/src fr
 	frontend/package-lock.json -newer frontend/dist/index.html 2>/dev/null | head -n1)
 frontend:
 	@if [ -f frontend/package.json ] && { [ ! -f frontend/dist/index.html ] || [ -n "$(FRONTEND_STALE)" ]; }; then \
-		cd frontend && npm ci --no-audit --no-fund && npm run build; \
+		if command -v npm >/dev/null 2>&1; then \
+			cd frontend && npm ci --no-audit --no-fund && npm run build; \
+		else \
+			echo "npm not found: install Node.js 20 to build the browser client (the API runs without it)"; \
+		fi; \
 	fi
 
 migrate: install
