@@ -100,6 +100,16 @@ def _without(cards: tuple[int, ...], card: int) -> tuple[int, ...]:
     return tuple(rest)
 
 
+# The slot bits next to a natural card's slot (NEAR1) and two slots away (NEAR2), both
+# ends for an ace: its usefulness for runs is a popcount of the suit's mask under them.
+NEAR1: tuple[int, ...] = tuple(
+    (1 << 13 | 1 << 2) if RANK[c] == 1 else (1 << RANK[c] + 1 | 1 << RANK[c] - 1) if c < 52
+    else 0 for c in range(53))
+NEAR2: tuple[int, ...] = tuple(
+    (1 << 12 | 1 << 3) if RANK[c] == 1
+    else (1 << RANK[c] + 2 | (1 << RANK[c] - 2 if RANK[c] > 1 else 0)) if c < 52
+    else 0 for c in range(53))
+
 RESERVE = 12  # cards kept in hand while the side has no way to go out...
 FOREIGN_MAX = 3  # largest size we let another side's meld reach by our cards
 STOCK_TURNS = 1  # ...fewer once the stock holds less than RESERVE rounds of this many
@@ -131,22 +141,25 @@ def _facts(rules: RuleSet, melds: tuple[Meld, ...]) -> _Facts:
 class _View:
     """What GreedyBot reads off the state for one decision (its own seat's view)."""
 
-    def __init__(self, state: State, seat: int, facts: _Facts) -> None:
+    __slots__ = ("rules", "hand", "h", "team", "own", "others", "kinds", "has_clean",
+                 "may_go_out", "reserve", "group_ranks", "danger")
+
+    def __init__(self, state: State, seat: int, team: int, facts: _Facts,
+                 others: list[tuple[int, int, Meld]]) -> None:
         rules = state.rules
         self.rules = rules
         self.hand = state.hands[seat]
         self.h = Hand(self.hand)
-        self.team = team = rules.team_of(seat)
-        self.own = state.melds[team]
-        self.others = [(t, i, m) for t in range(rules.teams) if t != team
-                       for i, m in enumerate(state.melds[t])] if rules.add_to_any_meld else []
+        self.team = team
+        self.own = facts.melds
+        self.others = others
         self.kinds = facts.kinds
         self.has_clean = facts.has_clean
         self.may_go_out = state.muerto_status[team] == M_TABLE or facts.closable
         # as the stock runs out, cards kept in hand turn into points against: lay them
         self.reserve = min(RESERVE, len(state.stock) // (rules.players * STOCK_TURNS))
         self.group_ranks = facts.group_ranks
-        self.danger: set[int] = set()
+        self.danger: set[int] | frozenset[int] = frozenset()
 
     def keeps(self, left: int, closes: bool = False) -> bool:
         """May a play leave ``left`` cards? Besides the engine's no-stranding rule: while
@@ -201,6 +214,11 @@ class GreedyBot:
 
     def __init__(self) -> None:
         self._facts: _Facts | None = None
+        # every meld of the other sides, kept while state.melds is the same object
+        self._others: tuple[object, int, list[tuple[int, int, Meld]]] | None = None
+        # per side: hooks and feeding cards of its melds, kept while its melds stay the same
+        self._side_hooks: dict[int, tuple[object, RuleSet, dict[int, list[int]]]] = {}
+        self._side_feeding: dict[int, tuple[object, RuleSet, set[int]]] = {}
         # derived from the table's melds, kept while state.melds is the same object
         self._feeding: tuple[object, RuleSet, int, set[int]] | None = None
         self._hooks: tuple[object, RuleSet, int, dict[int, list[tuple[int, int, Meld]]]] \
@@ -213,11 +231,28 @@ class GreedyBot:
 
     def _view(self, state: State, seat: int) -> _View:
         rules = state.rules
-        melds = state.melds[rules.team_of(seat)]
+        team = rules.team_of(seat)
+        melds = state.melds[team]
         facts = self._facts
         if facts is None or facts.melds is not melds or facts.rules is not rules:
             facts = self._facts = _facts(rules, melds)
-        return _View(state, seat, facts)
+        others: list[tuple[int, int, Meld]] = []
+        if rules.add_to_any_meld:
+            memo = self._others
+            if memo is None or memo[0] is not state.melds or memo[1] != team:
+                memo = self._others = (state.melds, team, [
+                    (t, i, m) for t in range(rules.teams) if t != team
+                    for i, m in enumerate(state.melds[t])])
+            others = memo[2]
+        return _View(state, seat, team, facts, others)
+
+    def _hooks_of(self, rules: RuleSet, side: int, melds: tuple[Meld, ...]) \
+            -> dict[int, list[int]]:
+        """``hooks`` of one side's melds, kept while they stay the same tuple."""
+        memo = self._side_hooks.get(side)
+        if memo is None or memo[0] is not melds or memo[1] is not rules:
+            memo = self._side_hooks[side] = (melds, rules, hooks(melds, rules))
+        return memo[2]
 
     # -- drawing
 
@@ -268,14 +303,15 @@ class GreedyBot:
         return cmd if cmd is not None else C.Draw()
 
     def _other_hooks(self, state: State, v: _View) -> dict[int, list[tuple[int, int, Meld]]]:
-        """Natural card -> other sides' melds it goes onto (kept while no meld changes)."""
+        """Natural card -> other sides' melds it goes onto (kept while no meld changes;
+        each side's hooks kept while that side's melds do not change)."""
         memo = self._hooks
         if memo is None or memo[0] is not state.melds or memo[1] is not state.rules \
                 or memo[2] != v.team:
             out: dict[int, list[tuple[int, int, Meld]]] = {}
             for t, melds in enumerate(state.melds):
                 if t != v.team:
-                    for card, indexes in hooks(melds, v.rules).items():
+                    for card, indexes in self._hooks_of(v.rules, t, melds).items():
                         out.setdefault(card, []).extend((t, i, melds[i]) for i in indexes)
             memo = self._hooks = (state.melds, state.rules, v.team, out)
         return memo[3]
@@ -367,41 +403,55 @@ class GreedyBot:
         if memo is None or memo[0] is not state.melds or memo[1] is not state.rules \
                 or memo[2] != team:
             rules = state.rules
-            cards = feeding([m for t, ms in enumerate(state.melds) for m in ms
-                             if t != team or rules.add_to_any_meld], rules)
+            sides = self._side_feeding
+            sets = []
+            for t, ms in enumerate(state.melds):
+                if t != team or rules.add_to_any_meld:
+                    side = sides.get(t)
+                    if side is None or side[0] is not ms or side[1] is not rules:
+                        side = sides[t] = (ms, rules, feeding(list(ms), rules))
+                    sets.append(side[2])
+            cards = sets[0] if len(sets) == 1 else set().union(*sets)
             memo = self._feeding = (state.melds, state.rules, team, cards)
         return memo[3]
 
     @staticmethod
     def _discard(state: State, seat: int, v: _View) -> C.Command:
-        rules = v.rules
-        values = card_values(rules)
+        values = card_values(v.rules)
         h = v.h
         masks = h.masks
         counts = h.counts
-        groups = rules.groups
+        ranks = h.ranks if v.rules.groups else None
         # cards the next player could lay (anywhere, where anyone may add to any meld)
         danger = v.danger
-
-        def usefulness(card: int) -> tuple[int, int]:
+        single = state.taken_single
+        # usefulness of a card: 2 per neighbour held, 1 per card two slots away, 2 per
+        # other suit of its rank held (groups) and 1 for a copy, 6 if it would feed the
+        # next player; the lowest is discarded, the highest valued first. A key packs
+        # (usefulness, -value) into one int; wilds are kept (usefulness 100).
+        best = -1
+        best_key = 1 << 30
+        for card in set(v.hand):
+            if card == single:
+                continue
             if WILD_CAPABLE[card]:
-                return (100, 0)
-            mask = masks[SUIT[card]]
-            score = 0
-            for k in (14, 1) if RANK[card] == 1 else (RANK[card],):
-                score += 2 * ((mask >> (k + 1) & 1) + (mask >> (k - 1) & 1))
-                score += (mask >> (k + 2) & 1) + (k > 1 and mask >> (k - 2) & 1)
-            rank = RANK[card]
-            if groups and h.ranks[rank] > 1:
-                kinds = sum(1 for c in range(rank - 1, 52, 13) if counts[c])
-                score += 2 * (kinds - 1) + (counts[card] > 1)
-            if card in danger:
-                score += 6  # it would feed the next player
-            return (score, -values[card])
-
-        order = sorted((c for c in set(v.hand) if c != state.taken_single), key=usefulness)
-        if order and len(v.hand) > 1:
-            return C.Discard(order[0])  # only a last card's discard can be refused
+                key = 100 * 1024
+            else:
+                mask = masks[SUIT[card]]
+                score = 2 * (mask & NEAR1[card]).bit_count() + (mask & NEAR2[card]).bit_count()
+                if ranks is not None and ranks[RANK[card]] > 1:
+                    rank = RANK[card]
+                    kinds = (counts[rank - 1] > 0) + (counts[rank + 12] > 0) \
+                        + (counts[rank + 25] > 0) + (counts[rank + 38] > 0)
+                    score += 2 * (kinds - 1) + (counts[card] > 1)
+                if card in danger:
+                    score += 6  # it would feed the next player
+                key = score * 1024 - values[card]
+            if key < best_key:
+                best, best_key = card, key
+        if best >= 0 and len(v.hand) > 1:
+            return C.Discard(best)  # only a last card's discard can be refused
+        order = [c for c in set(v.hand) if c != single]
         cmd = _first_accepted(state, seat, (C.Discard(c) for c in order))
         if cmd is None:  # cannot happen: the engine never strands a hand
             cmd = legal_commands(state, seat)[0]
