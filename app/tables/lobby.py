@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 from app.core.errors import AppError
@@ -192,12 +195,42 @@ def _matches(meta: TableMeta, f: dict[str, Any]) -> bool:
     return not (f.get("turbo") is not None and meta.turbo != f["turbo"])
 
 
+QUICK_LOCK_MS = 2000  # held around search + sit/create; expires if its holder dies
+QUICK_LOCK_WAIT = 5.0  # how long a quick play waits for the modality's lock
+_RELEASE_LUA = "if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end"
+
+
+@asynccontextmanager
+async def quick_lock(svc: TableService, preset: str, players: int) -> AsyncIterator[None]:
+    """One quick play at a time per modality (across processes): without it two players
+    arriving together both find no waiting table and each open one, never meeting."""
+    key, token = f"quick:{preset}:{players}", secrets.token_hex(8)
+    give_up = time.monotonic() + QUICK_LOCK_WAIT
+    while not await svc.redis.set(key, token, nx=True, px=QUICK_LOCK_MS):
+        if time.monotonic() > give_up:
+            raise AppError("server_busy", "Quick play is busy right now; try again.", 503)
+        await asyncio.sleep(0.02)
+    try:
+        yield
+    finally:
+        await svc.redis.eval(_RELEASE_LUA, 1, key, token)
+
+
 async def quickplay(
     svc: TableService, user_id: int, name: str, preset: str, players: int,
     bots_after: float | None,
 ) -> TableMeta:
     """Sit at the oldest waiting public table of that modality at the minimum bet, or
-    open one and wait (optionally filling empty seats with bots after ``bots_after``)."""
+    open one and wait (optionally filling empty seats with bots after ``bots_after``).
+    Search and sit-or-create run under the modality's lock (``quick_lock``)."""
+    async with quick_lock(svc, preset, players):
+        return await _quickplay(svc, user_id, name, preset, players, bots_after)
+
+
+async def _quickplay(
+    svc: TableService, user_id: int, name: str, preset: str, players: int,
+    bots_after: float | None,
+) -> TableMeta:
     candidates = await list_tables(svc, {"preset": preset, "players": players,
                                          "min_bet": MIN_BET, "max_bet": MIN_BET})
     for summary in sorted(candidates, key=lambda t: t["created_at"]):

@@ -3,6 +3,7 @@ and the challenger and the challenged learn of it over their WebSockets at once.
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 
 from tests.tables.harness import Player, Server
@@ -115,6 +116,24 @@ async def test_challenge_declined(servers: list[Server]) -> None:
         assert r.status_code == 409, r.text
         table = (await a.http.get(f"/api/tables/{tid}")).json()
         assert table["status"] == "closed" and table["close_reason"] == "declined"
+    finally:
+        await a.aclose()
+        await b.aclose()
+
+
+async def test_simultaneous_quick_plays_meet_at_one_table(servers: list[Server]) -> None:
+    """Two quick plays of the same modality at the same moment, on two processes: one
+    opens the table and the other sits at it (the search and the creation are atomic)."""
+    a, b = await Player.guest(servers[0].base), await Player.guest(servers[1].base)
+    try:
+        body = {"preset": "brasil", "players": 2}  # a modality no other test plays quick
+        ra, rb = await asyncio.gather(a.http.post("/api/quickplay", json=body),
+                                      b.http.post("/api/quickplay", json=body))
+        assert ra.status_code == 200, ra.text
+        assert rb.status_code == 200, rb.text
+        assert ra.json()["id"] == rb.json()["id"]
+        seated = (await a.http.get(f"/api/tables/{ra.json()['id']}")).json()
+        assert {s["user_id"] for s in seated["seats"]} == {a.id, b.id}
     finally:
         await a.aclose()
         await b.aclose()
