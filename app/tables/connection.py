@@ -21,6 +21,7 @@ from app.tables.protocol import (
     CLIENT_MESSAGE,
     MAX_FRAME_BYTES,
     RATE_PER_SECOND,
+    REDIS_UNAVAILABLE,
     CommandMsg,
     LeaveMsg,
     LegalMsg,
@@ -29,6 +30,7 @@ from app.tables.protocol import (
     Unwatch,
     Watch,
     error_frame,
+    server_busy,
 )
 from app.tables.service import TableService
 from app.tables.store import LOBBY_CHANNEL, table_channel, user_channel
@@ -171,6 +173,10 @@ class Connection:
                     await self._handle_pub(*item)
             except asyncio.CancelledError:
                 raise
+            except REDIS_UNAVAILABLE:
+                log.warning("Redis unavailable for user %s on %s", self.user_id, kind)
+                busy = server_busy()
+                await self._write(error_frame(busy.code, busy.message))
             except Exception:
                 log.exception("connection of user %s failed on %s", self.user_id, kind)
                 await self._write(error_frame("internal_error", "Something went wrong."))
@@ -245,7 +251,11 @@ class Connection:
             ))
             return
         try:
-            await self._dispatch(msg)
+            try:
+                await self._dispatch(msg)
+            except REDIS_UNAVAILABLE:
+                log.warning("Redis unavailable for user %s", self.user_id)
+                raise server_busy() from None
         except AppError as exc:
             cid = getattr(msg, "cid", None)
             await self._write(error_frame(exc.code, exc.message, cid))

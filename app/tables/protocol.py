@@ -9,6 +9,10 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from app.core.errors import AppError
 
 TableRef = Annotated[str, Field(min_length=1, max_length=32, pattern=r"^[A-Za-z0-9]+$")]
 CardName = Annotated[str, Field(min_length=2, max_length=3)]
@@ -112,3 +116,14 @@ def error_frame(code: str, message: str, cid: str | None = None) -> dict[str, An
     if cid is not None:
         frame["cid"] = cid
     return frame
+
+
+# Redis unreachable, its pool exhausted (BlockingConnectionPool's wait ran out) or a reply
+# too slow: the move was not applied (or its commit's outcome is unknown, and the client's
+# command id makes a retry safe). Clients see ``server_busy`` (503), not internal_error.
+REDIS_UNAVAILABLE = (RedisConnectionError, RedisTimeoutError)
+
+
+def server_busy() -> AppError:
+    return AppError("server_busy", "The server is busy right now; try again in a moment.",
+                    503, headers={"Retry-After": "1"})

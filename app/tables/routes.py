@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Coroutine
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, status
-from starlette.requests import HTTPConnection
+from fastapi.routing import APIRoute
+from starlette.requests import HTTPConnection, Request
+from starlette.responses import Response
 
 from app.api.deps import CurrentUser, DbDep
 from app.core.errors import ERROR_RESPONSES, AppError
@@ -13,12 +16,30 @@ from app.rules.ruleset import PRESETS
 from app.tables import lobby
 from app.tables.archive import load_game, verify
 from app.tables.meta import MIN_BET, TableMeta
+from app.tables.protocol import REDIS_UNAVAILABLE, server_busy
 from app.tables.schemas import ChallengeIn, CreateTableIn, InviteIn, QuickplayIn, SitIn
 from app.tables.service import Change, TableService, table_record
 from app.users.models import User
 from app.users.repository import get_user_by_username
 
-router = APIRouter(prefix="/api", tags=["tables"], responses=ERROR_RESPONSES)
+
+class TablesRoute(APIRoute):
+    """Redis unreachable or its pool exhausted: 503 ``server_busy``, not a 500."""
+
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        handler = super().get_route_handler()
+
+        async def guarded(request: Request) -> Response:
+            try:
+                return await handler(request)
+            except REDIS_UNAVAILABLE:
+                raise server_busy() from None
+
+        return guarded
+
+
+router = APIRouter(prefix="/api", tags=["tables"], responses=ERROR_RESPONSES,
+                   route_class=TablesRoute)
 
 
 def get_tables(conn: HTTPConnection) -> TableService:
