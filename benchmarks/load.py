@@ -465,6 +465,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "BURACO_SIGNUP_LIMIT_PER_IP": "1000000", "BURACO_WS_ALLOWED_ORIGINS": ORIGIN,
         "BURACO_LOG_LEVEL": "WARNING", "BURACO_VAR_DIR": str(log_dir),
         "BURACO_FRONTEND_DIR": str(log_dir / "none"), "BURACO_REDIS_MAX_CONNECTIONS": "128",
+        # Guests may not open 4-seat (special) tables with the economy on; the economy
+        # only acts when a game starts and ends, never on a move, so it is off here.
+        "BURACO_ECONOMY_ENABLED": "false",
     })
     ports = [free_port() for _ in range(args.processes)]
     procs = [start([sys.executable, "-m", "uvicorn", "app.main:create_app", "--factory",
