@@ -7,11 +7,15 @@ and the winner gets more: see ``xp_for``.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.economy.models import PlayerStats
+from app.economy.notify import Outbox
 from app.economy.sql import insert_for, table_of
+from app.social.notifications import add as add_notification
 
 MAX_LEVEL = 100
 SPECIAL_TABLE_LEVEL = 2
@@ -61,10 +65,30 @@ async def add_games(
             "wins": table.c.wins + stmt.excluded.wins,
         },
     ).returning(table.c.user_id, table.c.xp, table.c.level)
+    return await store_levels(db, (await db.execute(stmt, rows)).all())
+
+
+async def store_levels(
+    db: AsyncSession, stats: Iterable[Sequence[int]]
+) -> dict[int, tuple[int, int]]:
+    """From (user id, total XP, stored level) after counting games: store the levels that
+    changed; returns each person's (old level, new level)."""
+    table = table_of(PlayerStats)
     levels: dict[int, tuple[int, int]] = {}
-    for user_id, total, old in (await db.execute(stmt, rows)).all():
+    for user_id, total, old in stats:
         new = level_for(int(total))
         levels[int(user_id)] = (int(old), new)
         if new != old:
             await db.execute(table.update().where(table.c.user_id == user_id).values(level=new))
     return levels
+
+
+async def announce(
+    db: AsyncSession, outbox: Outbox, levels: dict[int, tuple[int, int]]
+) -> None:
+    """A ``level_up`` notification for everyone who went up."""
+    for user_id, (old, new) in sorted(levels.items()):
+        if new > old:
+            await add_notification(
+                db, outbox, user_id, "level_up", {"level": new, "previous": old}
+            )

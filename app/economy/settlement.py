@@ -5,19 +5,26 @@ from __future__ import annotations
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.core.db import utcnow
-from app.economy import ledger, levels
+from app.economy import fastsettle, ledger, levels
 from app.economy.bets import locked_bet, mark_settled
 from app.economy.ledger import COINS
 from app.economy.models import GameBet, GameRecord
 from app.economy.notify import Outbox
 from app.economy.payouts import Settlement, settle
-from app.economy.sql import insert_ignore, table_of
-from app.social.notifications import add as add_notification
+from app.economy.sql import dialect, insert_ignore, table_of
 from app.tables.hooks import GameResult
 
 
 async def settle_game(db: AsyncSession, outbox: Outbox, result: GameResult) -> bool:
-    """Returns False when the game was already settled (nothing changed)."""
+    """Returns False when the game was already settled (nothing changed).
+
+    On PostgreSQL the settlement is one statement (``fastsettle``); SQLite, and the rare
+    game the fast path leaves alone (never escrowed), take the generic path below.
+    """
+    if dialect(db) == "postgresql":
+        done = await fastsettle.settle_game(db, outbox, result)
+        if done is not None:
+            return done
     bet = await locked_bet(db, result.game_id)
     if bet is None:
         # Never escrowed (a free game): claim the id so results are recorded once.
@@ -75,8 +82,4 @@ async def _record(
     await insert_ignore(db, table_of(GameRecord), rows, ["game_id", "user_id"])
     counted = [(o.user_id, o.xp, o.outcome == "win") for o in plan.outcomes
                if o.outcome != "void"]
-    for user_id, (old, new) in sorted((await levels.add_games(db, counted)).items()):
-        if new > old:
-            await add_notification(
-                db, outbox, user_id, "level_up", {"level": new, "previous": old}
-            )
+    await levels.announce(db, outbox, await levels.add_games(db, counted))
