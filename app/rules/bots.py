@@ -138,10 +138,28 @@ def _facts(rules: RuleSet, melds: tuple[Meld, ...]) -> _Facts:
     return _Facts(melds, rules, kinds, clean, closable, ranks)
 
 
+# ``hooks`` of a tuple of melds, shared by every GreedyBot (the bots at one table read the
+# same melds): id -> (melds, rules, hooks). Holding the melds keeps their id unique.
+_HOOKS: dict[int, tuple[tuple[Meld, ...], RuleSet, dict[int, list[int]]]] = {}
+
+
+def _hooks_of(rules: RuleSet, melds: tuple[Meld, ...]) -> dict[int, list[int]]:
+    memo = _HOOKS.get(id(melds))
+    if memo is None or memo[0] is not melds or memo[1] is not rules:
+        if len(_HOOKS) >= 256:
+            _HOOKS.clear()
+        memo = _HOOKS[id(melds)] = (melds, rules, hooks(melds, rules))
+    return memo[2]
+
+
+# _facts of a tuple of melds, shared by the bots of one side: id -> facts.
+_FACTS: dict[int, _Facts] = {}
+
+
 class _View:
     """What GreedyBot reads off the state for one decision (its own seat's view)."""
 
-    __slots__ = ("rules", "hand", "h", "team", "own", "others", "kinds", "has_clean",
+    __slots__ = ("rules", "hand", "h", "team", "melds", "own", "others", "kinds", "has_clean",
                  "may_go_out", "reserve", "group_ranks", "danger")
 
     def __init__(self, state: State, seat: int, team: int, facts: _Facts,
@@ -151,6 +169,7 @@ class _View:
         self.hand = state.hands[seat]
         self.h = Hand(self.hand)
         self.team = team
+        self.melds = state.melds
         self.own = facts.melds
         self.others = others
         self.kinds = facts.kinds
@@ -216,13 +235,10 @@ class GreedyBot:
         self._facts: _Facts | None = None
         # every meld of the other sides, kept while state.melds is the same object
         self._others: tuple[object, int, list[tuple[int, int, Meld]]] | None = None
-        # per side: hooks and feeding cards of its melds, kept while its melds stay the same
-        self._side_hooks: dict[int, tuple[object, RuleSet, dict[int, list[int]]]] = {}
+        # per side: the feeding cards of its melds, kept while its melds stay the same
         self._side_feeding: dict[int, tuple[object, RuleSet, set[int]]] = {}
         # derived from the table's melds, kept while state.melds is the same object
         self._feeding: tuple[object, RuleSet, int, set[int]] | None = None
-        self._hooks: tuple[object, RuleSet, int, dict[int, list[tuple[int, int, Meld]]]] \
-            | None = None
 
     def choose(self, state: State, seat: int) -> C.Command:
         if state.phase == DRAW:
@@ -235,7 +251,12 @@ class GreedyBot:
         melds = state.melds[team]
         facts = self._facts
         if facts is None or facts.melds is not melds or facts.rules is not rules:
-            facts = self._facts = _facts(rules, melds)
+            facts = _FACTS.get(id(melds))
+            if facts is None or facts.melds is not melds or facts.rules is not rules:
+                if len(_FACTS) >= 256:
+                    _FACTS.clear()
+                facts = _FACTS[id(melds)] = _facts(rules, melds)
+            self._facts = facts
         others: list[tuple[int, int, Meld]] = []
         if rules.add_to_any_meld:
             memo = self._others
@@ -246,30 +267,25 @@ class GreedyBot:
             others = memo[2]
         return _View(state, seat, team, facts, others)
 
-    def _hooks_of(self, rules: RuleSet, side: int, melds: tuple[Meld, ...]) \
-            -> dict[int, list[int]]:
-        """``hooks`` of one side's melds, kept while they stay the same tuple."""
-        memo = self._side_hooks.get(side)
-        if memo is None or memo[0] is not melds or memo[1] is not rules:
-            memo = self._side_hooks[side] = (melds, rules, hooks(melds, rules))
-        return memo[2]
-
     # -- drawing
 
     def _draw(self, state: State, seat: int) -> C.Command:
         pile = state.discard
         if not pile:
             return C.Draw()
-        v = self._view(state, seat)
-        rules = v.rules
-        if rules.discard_pile == "open":
-            if (len(pile) >= 3 or self._fits(v, pile[-1])) and self._may_take_open(state, v):
+        rules = state.rules
+        if rules.discard_pile == "open":  # no need for a full view of the hand
+            hand = state.hands[seat]
+            own = state.melds[rules.team_of(seat)]
+            if (len(pile) >= 3 or self._fits(rules, own, hand, pile[-1])) \
+                    and self._may_take_open(state, rules, hand):
                 return C.TakeDiscard()
             return C.Draw()
+        v = self._view(state, seat)
         takes: list[tuple[int, C.TakeDiscard]] = []
         depths = range(1, len(pile) + 1) if rules.discard_pile == "any_depth" else (1,)
-        own_hooks = hooks(v.own, rules)
-        other_hooks = self._other_hooks(state, v) if v.others else {}
+        own_hooks = _hooks_of(rules, v.own)
+        other_hooks = self._other_hooks(v) if v.others else []
         for depth in depths:
             card = pile[-depth]
             gain = len(pile) if rules.discard_pile == "closed" else depth
@@ -283,9 +299,10 @@ class GreedyBot:
             if not WILD_CAPABLE[card]:
                 for index in own_hooks.get(card, ()):
                     takes.append((3 * gain + 1, C.TakeDiscard(depth, None, (v.team, index))))
-                for team, index, m in other_hooks.get(card, ()):
-                    if gain >= 3 or v.foreign_ok(m, 1):
-                        takes.append((3 * gain, C.TakeDiscard(depth, None, (team, index))))
+                for team, melds, side_hooks in other_hooks:
+                    for index in side_hooks.get(card, ()):
+                        if gain >= 3 or v.foreign_ok(melds[index], 1):
+                            takes.append((3 * gain, C.TakeDiscard(depth, None, (team, index))))
                 continue
             for index, m in enumerate(v.own):
                 if fits(m, card, rules) and v.wild_ok(index):
@@ -302,39 +319,32 @@ class GreedyBot:
         cmd = _first_accepted(state, seat, (c for _, c in takes))
         return cmd if cmd is not None else C.Draw()
 
-    def _other_hooks(self, state: State, v: _View) -> dict[int, list[tuple[int, int, Meld]]]:
-        """Natural card -> other sides' melds it goes onto (kept while no meld changes;
-        each side's hooks kept while that side's melds do not change)."""
-        memo = self._hooks
-        if memo is None or memo[0] is not state.melds or memo[1] is not state.rules \
-                or memo[2] != v.team:
-            out: dict[int, list[tuple[int, int, Meld]]] = {}
-            for t, melds in enumerate(state.melds):
-                if t != v.team:
-                    for card, indexes in self._hooks_of(v.rules, t, melds).items():
-                        out.setdefault(card, []).extend((t, i, melds[i]) for i in indexes)
-            memo = self._hooks = (state.melds, state.rules, v.team, out)
-        return memo[3]
+    def _other_hooks(self, v: _View) \
+            -> list[tuple[int, tuple[Meld, ...], dict[int, list[int]]]]:
+        """Each other side with its melds and their hooks (natural card -> indexes of the
+        melds it goes onto), each side's kept while its melds do not change."""
+        return [(t, melds, _hooks_of(v.rules, melds))
+                for t, melds in enumerate(v.melds) if t != v.team]
 
     @staticmethod
-    def _may_take_open(state: State, v: _View) -> bool:
+    def _may_take_open(state: State, rules: RuleSet, hand: tuple[int, ...]) -> bool:
         """The open pile may always be taken, except a lone card that would strand us."""
         pile = state.discard
-        if len(pile) == 1 and v.rules.single_take_no_discard and \
-                all(c == pile[0] for c in v.hand):
+        if len(pile) == 1 and rules.single_take_no_discard and \
+                all(c == pile[0] for c in hand):
             return _accepts(state, state.turn, C.TakeDiscard())
         return True
 
     @staticmethod
-    def _fits(v: _View, card: int) -> bool:
+    def _fits(rules: RuleSet, own: tuple[Meld, ...], hand: tuple[int, ...], card: int) -> bool:
         """Does ``card`` extend one of our melds or make a meld with our hand?"""
         if WILD_CAPABLE[card]:
             return True
-        if any(fits(m, card, v.rules) for m in v.own):
+        if any(fits(m, card, rules) for m in own):
             return True
         suit, rank = SUIT[card], RANK[card]
-        near = sum(1 for c in v.hand if SUIT[c] == suit and 0 < abs(RANK[c] - rank) <= 2)
-        return near >= 2 or (v.rules.groups and v.h.ranks[rank] >= 2)
+        near = sum(1 for c in hand if SUIT[c] == suit and 0 < abs(RANK[c] - rank) <= 2)
+        return near >= 2 or (rules.groups and sum(1 for c in hand if RANK[c] == rank) >= 2)
 
     # -- playing
 
@@ -364,13 +374,14 @@ class GreedyBot:
                 out.append(C.LayMeld(plan.cards))
         return out
 
-    @staticmethod
-    def _adds(v: _View) -> list[C.Command]:
+    def _adds(self, v: _View) -> list[C.Command]:
         options: list[tuple[tuple[int, int, int], C.Command]] = []
         rules = v.rules
         n_hand = len(v.hand)
+        h = v.h
+        wilds = h.wilds
         for index, m in enumerate(v.own):
-            cards = extension(m, v.h, rules)
+            cards = extension(m, h, rules)
             while cards and not v.keeps(n_hand - len(cards),
                                         v.closes_with(m, len(cards), False)):
                 cards.pop()
@@ -378,22 +389,33 @@ class GreedyBot:
                 reach = 1 if m.size < 7 <= m.size + len(cards) else 0
                 options.append(((2 + reach, len(cards), 0),
                                 C.AddToMeld(v.team, index, tuple(cards))))
-            if v.h.wilds and v.wild_ok(index) and v.keeps(n_hand - 1,
-                                                          v.closes_with(m, 1, True)):
+            if wilds and v.wild_ok(index) and v.keeps(n_hand - 1, v.closes_with(m, 1, True)):
                 reach = 1 if m.size < 7 <= m.size + 1 else 0
                 options.append(((1 + reach, -1, -1),
-                                C.AddToMeld(v.team, index, (v.h.pick_wild(m.suit),))))
-        for team, index, m in v.others:
-            cards = extension(m, v.h, rules)
-            while cards and not (v.foreign_ok(m, len(cards))
-                                 and v.keeps(n_hand - len(cards))):
-                cards.pop()
-            if cards:
-                options.append(((0, len(cards), 0), C.AddToMeld(team, index, tuple(cards))))
-            if v.h.wilds and m.wild < 0 and canasta_kind(m, rules) in CLEAN_KINDS \
-                    and v.keeps(n_hand - 1):
-                # spoil their clean canasta: 100 points, and maybe their only way to close
-                options.append(((3, 0, 0), C.AddToMeld(team, index, (v.h.pick_wild(m.suit),))))
+                                C.AddToMeld(v.team, index, (h.pick_wild(m.suit),))))
+        if v.others:
+            # only the melds some card of ours hooks onto can take naturals (``extension``
+            # finds cards exactly where ``hooks`` lists one); a wild may go onto any
+            distinct = set(v.hand)
+            others = {(t, i) for t, _, side_hooks in self._other_hooks(v)
+                      for c in distinct for i in side_hooks.get(c, ())}
+            melds = v.melds
+            for team, index in sorted(others) if not wilds else \
+                    ((t, i) for t, i, _ in v.others):
+                m = melds[team][index]
+                if (team, index) in others:
+                    cards = extension(m, h, rules)
+                    while cards and not (v.foreign_ok(m, len(cards))
+                                         and v.keeps(n_hand - len(cards))):
+                        cards.pop()
+                    if cards:
+                        options.append(((0, len(cards), 0),
+                                        C.AddToMeld(team, index, tuple(cards))))
+                if wilds and m.wild < 0 and m.size >= 7 \
+                        and canasta_kind(m, rules) in CLEAN_KINDS and v.keeps(n_hand - 1):
+                    # spoil their clean canasta: 100 points, and maybe their only way to close
+                    options.append(((3, 0, 0),
+                                    C.AddToMeld(team, index, (h.pick_wild(m.suit),))))
         options.sort(key=lambda o: o[0], reverse=True)
         return [c for _, c in options]
 
