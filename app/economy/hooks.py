@@ -15,10 +15,10 @@ from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from app.core.config import Settings
-from app.economy import bets, settlement
+from app.economy import bets, fastsettle, settlement
 from app.economy.ledger import DuplicateTransfer
 from app.economy.models import GameBet
 from app.economy.notify import Notifier, Outbox
@@ -37,6 +37,8 @@ class EconomyTables:
         self.sessionmaker = sessionmaker
         self.settings = settings
         self.notifier = notifier
+        self.engine: AsyncEngine = sessionmaker.kw["bind"]
+        self._postgres = self.engine.dialect.name == "postgresql"
 
     async def _run(self, work: Callable[[AsyncSession, Outbox], Awaitable[T]]) -> T:
         outbox = Outbox()
@@ -45,6 +47,24 @@ class EconomyTables:
             await db.commit()
             await outbox.flush(db, self.notifier)
             return value
+
+    async def _settle_fast(self, result: GameResult) -> bool:
+        """PostgreSQL: the settlement is one statement on the driver's connection, in its
+        own implicit transaction (see fastsettle). False: the generic path must do it."""
+        outbox = Outbox()
+        try:
+            async with self.engine.connect() as conn:
+                raw = (await conn.get_raw_connection()).driver_connection
+                done = await fastsettle.settle_game(raw, outbox, result)
+        except DuplicateTransfer:
+            if not await self._game_recorded(result.game_id):
+                raise
+            return True
+        if done is None:
+            return False
+        async with self.sessionmaker() as db:  # only reads for level-up unread counts
+            await outbox.flush(db, self.notifier)
+        return True
 
     async def _game_recorded(self, game_id: str) -> bool:
         async with self.sessionmaker() as db:
@@ -86,6 +106,8 @@ class EconomyTables:
         return []
 
     async def settle_game(self, result: GameResult) -> None:
+        if self._postgres and await self._settle_fast(result):
+            return
         try:
             await self._run(lambda db, box: settlement.settle_game(db, box, result))
         except (DuplicateTransfer, IntegrityError):

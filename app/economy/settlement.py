@@ -5,26 +5,22 @@ from __future__ import annotations
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.core.db import utcnow
-from app.economy import fastsettle, ledger, levels
+from app.economy import ledger, levels
 from app.economy.bets import locked_bet, mark_settled
 from app.economy.ledger import COINS
 from app.economy.models import GameBet, GameRecord
 from app.economy.notify import Outbox
 from app.economy.payouts import Settlement, settle
-from app.economy.sql import dialect, insert_ignore, table_of
+from app.economy.sql import insert_ignore, table_of
 from app.tables.hooks import GameResult
 
 
 async def settle_game(db: AsyncSession, outbox: Outbox, result: GameResult) -> bool:
     """Returns False when the game was already settled (nothing changed).
 
-    On PostgreSQL the settlement is one statement (``fastsettle``); SQLite, and the rare
-    game the fast path leaves alone (never escrowed), take the generic path below.
+    The generic path (SQLite, and what PostgreSQL's one-statement ``fastsettle`` leaves
+    to it: a game that was never escrowed).
     """
-    if dialect(db) == "postgresql":
-        done = await fastsettle.settle_game(db, outbox, result)
-        if done is not None:
-            return done
     bet = await locked_bet(db, result.game_id)
     if bet is None:
         # Never escrowed (a free game): claim the id so results are recorded once.

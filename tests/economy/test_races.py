@@ -10,12 +10,17 @@ from fastapi import FastAPI
 from sqlalchemy import func, select
 
 from app.core.errors import AppError
+from app.economy import settlement
 from app.economy.hooks import EconomyTables
 from app.economy.models import Account, Transfer
 from app.tables.hooks import GameResult
 from tests.economy.helpers import balance, coins, new_users
 
 BET = 6_000
+
+
+async def no_generic(*args: object) -> bool:
+    raise AssertionError("the generic settlement ran on PostgreSQL")
 
 
 @pytest.fixture
@@ -49,8 +54,9 @@ async def test_fifty_sits_with_one_stake_exactly_one_wins_every_round(
 
 
 async def test_one_settlement_raced_twenty_times_pays_once(
-    app: FastAPI, econ: EconomyTables
+    app: FastAPI, econ: EconomyTables, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(settlement, "settle_game", no_generic)  # PostgreSQL's one statement
     maker = app.state.sessionmaker
     a, b = await new_users(maker, 2)
     for u in (a, b):
