@@ -50,6 +50,7 @@ from .handplan import (
     fits,
     group_plans,
     hooks,
+    hooks_for,
     plans_with,
     run_plans,
 )
@@ -152,6 +153,19 @@ def _hooks_of(rules: RuleSet, melds: tuple[Meld, ...]) -> dict[int, list[int]]:
     return memo[2]
 
 
+# ``feeding`` of a tuple of melds, shared likewise.
+_FEEDING: dict[int, tuple[tuple[Meld, ...], RuleSet, set[int]]] = {}
+
+
+def _feeding_of(rules: RuleSet, melds: tuple[Meld, ...]) -> set[int]:
+    memo = _FEEDING.get(id(melds))
+    if memo is None or memo[0] is not melds or memo[1] is not rules:
+        if len(_FEEDING) >= 256:
+            _FEEDING.clear()
+        memo = _FEEDING[id(melds)] = (melds, rules, feeding(list(melds), rules))
+    return memo[2]
+
+
 # _facts of a tuple of melds, shared by the bots of one side: id -> facts.
 _FACTS: dict[int, _Facts] = {}
 
@@ -235,8 +249,6 @@ class GreedyBot:
         self._facts: _Facts | None = None
         # every meld of the other sides, kept while state.melds is the same object
         self._others: tuple[object, int, list[tuple[int, int, Meld]]] | None = None
-        # per side: the feeding cards of its melds, kept while its melds stay the same
-        self._side_feeding: dict[int, tuple[object, RuleSet, set[int]]] = {}
         # derived from the table's melds, kept while state.melds is the same object
         self._feeding: tuple[object, RuleSet, int, set[int]] | None = None
 
@@ -282,41 +294,48 @@ class GreedyBot:
                 return C.TakeDiscard()
             return C.Draw()
         v = self._view(state, seat)
-        takes: list[tuple[int, C.TakeDiscard]] = []
+        # (score, depth, plan, add): the commands are built only for the few tried
+        takes: list[tuple[int, int, Plan | None, tuple[int, int] | None]] = []
+        add = takes.append
         depths = range(1, len(pile) + 1) if rules.discard_pile == "any_depth" else (1,)
-        own_hooks = _hooks_of(rules, v.own)
+        # a closed pile offers one card: look it up meld by meld, not in a table of hooks
+        own_hooks = _hooks_of(rules, v.own) if len(depths) > 1 or WILD_CAPABLE[pile[-1]] \
+            else {pile[-1]: hooks_for(v.own, pile[-1], rules)}
         other_hooks = self._other_hooks(v) if v.others else []
+        team = v.team
+        n_hand = len(v.hand)
         for depth in depths:
             card = pile[-depth]
             gain = len(pile) if rules.discard_pile == "closed" else depth
-            size = len(v.hand) + gain
+            size = n_hand + gain
             for plan in plans_with(v.h, card, rules, gain >= 3, v.group_ranks):
                 if v.keeps_after_take(size - len(plan.cards)):
-                    takes.append((3 * gain + plan.score,
-                                  C.TakeDiscard(depth, _without(plan.cards, card))))
+                    add((3 * gain + plan.score, depth, plan, None))
             if not v.keeps_after_take(size - 1):
                 continue
             if not WILD_CAPABLE[card]:
                 for index in own_hooks.get(card, ()):
-                    takes.append((3 * gain + 1, C.TakeDiscard(depth, None, (v.team, index))))
-                for team, melds, side_hooks in other_hooks:
+                    add((3 * gain + 1, depth, None, (team, index)))
+                for side, melds, side_hooks in other_hooks:
                     for index in side_hooks.get(card, ()):
                         if gain >= 3 or v.foreign_ok(melds[index], 1):
-                            takes.append((3 * gain, C.TakeDiscard(depth, None, (team, index))))
+                            add((3 * gain, depth, None, (side, index)))
                 continue
             for index, m in enumerate(v.own):
                 if fits(m, card, rules) and v.wild_ok(index):
-                    takes.append((3 * gain + 1, C.TakeDiscard(depth, None, (v.team, index))))
-            for team, index, m in v.others:
+                    add((3 * gain + 1, depth, None, (team, index)))
+            for side, index, m in v.others:
                 # a wild dirties their meld: fine unless it makes them a canasta
                 if fits(m, card, rules) and (
                     m.size + 1 < 7 or canasta_kind(m, rules) in CLEAN_KINDS
                 ):
-                    takes.append((3 * gain, C.TakeDiscard(depth, None, (team, index))))
+                    add((3 * gain, depth, None, (side, index)))
         if not takes:
             return C.Draw()
         takes.sort(key=lambda t: -t[0])
-        cmd = _first_accepted(state, seat, (c for _, c in takes))
+        cmd = _first_accepted(state, seat, (
+            C.TakeDiscard(depth, _without(plan.cards, pile[-depth])) if plan is not None
+            else C.TakeDiscard(depth, None, where) for _, depth, plan, where in takes))
         return cmd if cmd is not None else C.Draw()
 
     def _other_hooks(self, v: _View) \
@@ -362,8 +381,9 @@ class GreedyBot:
     def _melds(v: _View) -> list[C.Command]:
         """New melds, biggest first (a wild counts against), that leave a playable hand."""
         late = len(v.hand) <= 5
-        plans: list[Plan] = run_plans(v.h, v.rules, True)
-        plans += group_plans(v.h, v.rules, True, v.group_ranks)
+        # a 3-card meld leaning on a wild is only worth it late: not even proposed before
+        plans: list[Plan] = run_plans(v.h, v.rules, True, wild_min=0 if late else 4)
+        plans += group_plans(v.h, v.rules, late, v.group_ranks)
         plans.sort(key=lambda p: (p.score, -p.wilds), reverse=True)
         out: list[C.Command] = []
         for plan in plans:
@@ -389,7 +409,8 @@ class GreedyBot:
                 reach = 1 if m.size < 7 <= m.size + len(cards) else 0
                 options.append(((2 + reach, len(cards), 0),
                                 C.AddToMeld(v.team, index, tuple(cards))))
-            if wilds and v.wild_ok(index) and v.keeps(n_hand - 1, v.closes_with(m, 1, True)):
+            if wilds and m.wild < 0 and v.wild_ok(index) \
+                    and v.keeps(n_hand - 1, v.closes_with(m, 1, True)):
                 reach = 1 if m.size < 7 <= m.size + 1 else 0
                 options.append(((1 + reach, -1, -1),
                                 C.AddToMeld(v.team, index, (h.pick_wild(m.suit),))))
@@ -398,7 +419,7 @@ class GreedyBot:
             # finds cards exactly where ``hooks`` lists one); a wild may go onto any
             distinct = set(v.hand)
             others = {(t, i) for t, _, side_hooks in self._other_hooks(v)
-                      for c in distinct for i in side_hooks.get(c, ())}
+                      for c in side_hooks.keys() & distinct for i in side_hooks[c]}
             melds = v.melds
             for team, index in sorted(others) if not wilds else \
                     ((t, i) for t, i, _ in v.others):
@@ -425,14 +446,8 @@ class GreedyBot:
         if memo is None or memo[0] is not state.melds or memo[1] is not state.rules \
                 or memo[2] != team:
             rules = state.rules
-            sides = self._side_feeding
-            sets = []
-            for t, ms in enumerate(state.melds):
-                if t != team or rules.add_to_any_meld:
-                    side = sides.get(t)
-                    if side is None or side[0] is not ms or side[1] is not rules:
-                        side = sides[t] = (ms, rules, feeding(list(ms), rules))
-                    sets.append(side[2])
+            sets = [_feeding_of(rules, ms) for t, ms in enumerate(state.melds)
+                    if t != team or rules.add_to_any_meld]
             cards = sets[0] if len(sets) == 1 else set().union(*sets)
             memo = self._feeding = (state.melds, state.rules, team, cards)
         return memo[3]

@@ -96,9 +96,10 @@ def _fix_aces(lo: int, hi: int, aces: int, rules: RuleSet) -> tuple[int, int]:
 
 
 def run_plans(h: Hand, rules: RuleSet, use_wild: bool,
-              suits: tuple[int, ...] = (0, 1, 2, 3)) -> list[Plan]:
+              suits: tuple[int, ...] = (0, 1, 2, 3), wild_min: int = 0) -> list[Plan]:
     """The natural runs of 3+ cards, and (``use_wild``) runs a wild completes: two
-    stretches one slot apart, or a stretch of two with the wild at an end."""
+    stretches one slot apart, or a stretch of two with the wild at an end (only those
+    of ``wild_min`` cards or more)."""
     out: list[Plan] = []
     use_wild = use_wild and h.wilds > 0
     for suit in suits:
@@ -123,8 +124,9 @@ def run_plans(h: Hand, rules: RuleSet, use_wild: bool,
                 if (lo == 1 and hi2 == 14) or not (spare_two or lo > 2 or hi2 < 2):
                     continue
                 cards = row[lo:hi + 1] + row[lo2:hi2 + 1] + (wild,)
-                out.append(Plan(len(cards) - 3, cards, 1))
-            elif hi - lo == 1 and (spare_two or lo > 2):
+                if len(cards) >= wild_min:
+                    out.append(Plan(len(cards) - 3, cards, 1))
+            elif hi - lo == 1 and (spare_two or lo > 2) and wild_min <= 3:
                 out.append(Plan(0, (row[lo], row[hi], wild), 1))
     return out
 
@@ -267,4 +269,24 @@ def hooks(melds: tuple[Meld, ...] | list[Meld], rules: RuleSet) -> dict[int, lis
             out.setdefault(row[m.lo - 1], []).append(index)
         if m.wild >= 0 and rules.wild_relocation:
             out.setdefault(row[m.wslot], []).append(index)
+    return out
+
+
+def hooks_for(melds: tuple[Meld, ...], card: int, rules: RuleSet) -> list[int]:
+    """``hooks(melds, rules).get(card, [])`` for one natural card, without the table."""
+    out: list[int] = []
+    rank = RANK[card]
+    for index, m in enumerate(melds):
+        if m.kind != SEQ:
+            if rank == m.rank and not (rules.group_max and m.size >= rules.group_max) \
+                    and not (rules.group_distinct_suits and card in m.naturals):
+                out.append(index)
+            continue
+        row = SLOT_CARD[m.suit]
+        if m.hi < 14 and row[m.hi + 1] == card:
+            out.append(index)
+        if m.lo > 1 and row[m.lo - 1] == card:
+            out.append(index)
+        if m.wild >= 0 and rules.wild_relocation and row[m.wslot] == card:
+            out.append(index)
     return out
