@@ -43,6 +43,7 @@ from .cards import RANK, SUIT, WILD_CAPABLE
 from .engine import apply
 from .errors import RuleViolation
 from .handplan import (
+    SLOT_BITS,
     Hand,
     Plan,
     extension,
@@ -293,6 +294,9 @@ class GreedyBot:
                     and self._may_take_open(state, rules, hand):
                 return C.TakeDiscard()
             return C.Draw()
+        if rules.discard_pile == "closed" and not rules.add_to_any_meld \
+                and not self._may_use(state, seat, pile[-1]):
+            return C.Draw()  # nothing could take the pile: no need for a full view
         v = self._view(state, seat)
         # (score, depth, plan, add): the commands are built only for the few tried
         takes: list[tuple[int, int, Plan | None, tuple[int, int] | None]] = []
@@ -337,6 +341,31 @@ class GreedyBot:
             C.TakeDiscard(depth, _without(plan.cards, pile[-depth])) if plan is not None
             else C.TakeDiscard(depth, None, where) for _, depth, plan, where in takes))
         return cmd if cmd is not None else C.Draw()
+
+    @staticmethod
+    def _may_use(state: State, seat: int, card: int) -> bool:
+        """Could ``card``, on top of a closed pile, go into a new meld with our hand
+        (``plans_with``'s first test) or onto one of our melds? If not, we draw."""
+        if WILD_CAPABLE[card]:
+            return True
+        rules = state.rules
+        hand = state.hands[seat]
+        suit, rank = SUIT[card], RANK[card]
+        mask = 0
+        same = 0
+        wilds = 0
+        for c in hand:
+            if WILD_CAPABLE[c]:
+                wilds += 1
+            if SUIT[c] == suit:  # a 2 sets its slot too (the joker's suit is -1)
+                mask |= SLOT_BITS[c]
+            if RANK[c] == rank:
+                same += 1
+        if (mask >> 1 | mask << 1 | mask >> 2 | mask << 2) & SLOT_BITS[card]:
+            return True
+        if rules.groups and same >= (1 if len(state.discard) >= 3 and wilds else 2):
+            return True
+        return bool(hooks_for(state.melds[rules.team_of(seat)], card, rules))
 
     def _other_hooks(self, v: _View) \
             -> list[tuple[int, tuple[Meld, ...], dict[int, list[int]]]]:
@@ -400,8 +429,17 @@ class GreedyBot:
         n_hand = len(v.hand)
         h = v.h
         wilds = h.wilds
+        masks, ranks = h.masks, h.ranks
+        reloc = rules.wild_relocation
         for index, m in enumerate(v.own):
-            cards = extension(m, h, rules)
+            # ``extension``'s own first test, inlined: does any card of ours fit here?
+            if m.kind == SEQ:
+                mask = masks[m.suit]
+                hit = mask >> (m.hi + 1) & 1 or (m.lo > 1 and mask >> (m.lo - 1) & 1) \
+                    or (m.wild >= 0 and reloc and mask >> m.wslot & 1)
+            else:
+                hit = ranks[m.rank]
+            cards = extension(m, h, rules) if hit else []
             while cards and not v.keeps(n_hand - len(cards),
                                         v.closes_with(m, len(cards), False)):
                 cards.pop()

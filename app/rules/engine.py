@@ -76,6 +76,8 @@ _last: list[tuple[State, int, C.Command, tuple[E.Event, ...], State] | None] = [
 
 
 def _check_turn(state: State, seat: int) -> None:
+    if type(seat) is int and seat == state.turn and (state.phase == DRAW or state.phase == PLAY):
+        return  # the common case: the seat to play, during a hand
     if state.phase == OVER:
         raise RuleViolation("game_over", "the game is over")
     if state.phase == HAND_OVER:
@@ -159,7 +161,11 @@ def _draw(state: State, seat: int, cmd: C.Draw, events: list[E.Event]) -> State:
     _need_phase(state, DRAW)
     if not state.stock:
         raise RuleViolation("stock_empty", "the stock is empty")
-    state = _emit(state, events, E.Drew(seat, state.stock[0]))
+    event = E.Drew(seat, state.stock[0])
+    events.append(event)
+    state = _ev_drew(state, event)
+    if len(state.stock) > state.rules.stock_end:
+        return state
     return _exhaust_stock(state, events)
 
 
@@ -243,7 +249,9 @@ def _lay(
         m.kind == GROUP and m.rank == meld.rank for m in state.melds[team]
     ):
         raise RuleViolation("group_rank_taken", "your side already has a group of that rank")
-    state = _emit(state, events, E.Melded(seat, tuple(cards), meld))
+    event = E.Melded(seat, tuple(cards), meld)
+    events.append(event)
+    state = _ev_melded(state, event)
     return _after_play(state, seat, team, events)
 
 
@@ -264,7 +272,9 @@ def _add(
     meld = add_to_meld(melds[index], cards, rules, wild_as)
     if team != own:
         meld = meld._replace(foreign=tuple(sorted(meld.foreign + tuple((own, c) for c in cards))))
-    state = _emit(state, events, E.Added(seat, team, index, tuple(cards), meld))
+    event = E.Added(seat, team, index, tuple(cards), meld)
+    events.append(event)
+    state = _ev_added(state, event)
     return _after_play(state, seat, own, events)
 
 
@@ -300,7 +310,9 @@ def _discard(state: State, seat: int, cmd: C.Discard, events: list[E.Event]) -> 
             raise RuleViolation("cannot_close", _close_message(rules))
         state = _emit(state, events, E.Discarded(seat, card))
         return _end_hand(state, "closed", team, events)
-    state = _emit(state, events, E.Discarded(seat, card))
+    event = E.Discarded(seat, card)
+    events.append(event)
+    state = _ev_discarded(state, event)
     return _end_of_turn(state, events)
 
 
@@ -365,11 +377,11 @@ def _set_hand(state: State, seat: int, hand: tuple[int, ...]) -> tuple[tuple[int
     return tuple(hands)
 
 
-# Evolve builds the next state from a list of the fields (State._make) rather than with
+# Evolve builds the next state from a list of the fields (tuple.__new__) rather than with
 # _replace, which is several times slower: it runs on every command. Field positions:
 _PHASE, _TURN, _HANDS, _MELDS, _STOCK, _DISCARD, _MUERTOS, _STATUS, _TAKER, _SINGLE = range(1, 11)
 _TURNS = 14
-_make = State._make
+_new_tuple = tuple.__new__
 
 
 def _start_turn(state: State, seat: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
@@ -402,7 +414,7 @@ def _ev_drew(state: State, e: E.Drew) -> State:
     fields[_PHASE] = PLAY
     fields[_HANDS] = _set_hand(state, seat, add_cards(state.hands[seat], (e.card,)))
     fields[_STOCK] = state.stock[1:]
-    return _make(fields)
+    return _new_tuple(State, fields)
 
 
 def _ev_took(state: State, e: E.TookPile) -> State:
@@ -414,7 +426,7 @@ def _ev_took(state: State, e: E.TookPile) -> State:
     fields[_PHASE] = PLAY
     fields[_HANDS] = _set_hand(state, seat, add_cards(state.hands[seat], e.cards))
     fields[_DISCARD] = state.discard[: len(state.discard) - len(e.cards)]
-    return _make(fields)
+    return _new_tuple(State, fields)
 
 
 def _ev_melded(state: State, e: E.Melded) -> State:
@@ -425,7 +437,7 @@ def _ev_melded(state: State, e: E.Melded) -> State:
     fields = list(state)
     fields[_HANDS] = _set_hand(state, e.seat, hand)
     fields[_MELDS] = tuple(melds)
-    return _make(fields)
+    return _new_tuple(State, fields)
 
 
 def _ev_added(state: State, e: E.Added) -> State:
@@ -437,11 +449,16 @@ def _ev_added(state: State, e: E.Added) -> State:
     fields = list(state)
     fields[_HANDS] = _set_hand(state, e.seat, hand)
     fields[_MELDS] = tuple(melds)
-    return _make(fields)
+    return _new_tuple(State, fields)
 
 
 def _ev_discarded(state: State, e: E.Discarded) -> State:
-    hand = remove_cards(state.hands[e.seat], (e.card,)) or ()
+    hand = state.hands[e.seat]
+    if e.card in hand:
+        i = hand.index(e.card)
+        hand = hand[:i] + hand[i + 1:]
+    else:
+        hand = ()
     fields = list(state)
     fields[_PHASE] = DRAW
     fields[_TURN] = (e.seat + 1) % state.rules.players
@@ -449,7 +466,7 @@ def _ev_discarded(state: State, e: E.Discarded) -> State:
     fields[_DISCARD] = state.discard + (e.card,)
     fields[_SINGLE] = -1
     fields[_TURNS] = state.turns + 1
-    return _make(fields)
+    return _new_tuple(State, fields)
 
 
 def _ev_muerto(state: State, e: E.MuertoTaken) -> State:
