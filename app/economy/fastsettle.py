@@ -264,8 +264,17 @@ async def _attempt(
             "id": note_id, "kind": "level_up", "payload": orjson.loads(payload),
             "created_at": params["now"].isoformat(), "read": False,
         })
+    if outbox.unread:  # a level-up: its unread count, read after the commit as usual
+        noted = sorted(outbox.unread)
+        counts = dict(await conn.fetch(_UNREAD, noted))
+        outbox.unread_known.update({u: int(counts.get(u, 0)) for u in noted})
     return True
 
+
+_UNREAD = """
+SELECT user_id, count(*) FROM notifications
+WHERE user_id = ANY($1::BIGINT[]) AND read_at IS NULL GROUP BY user_id
+"""
 
 _ENSURE_HOUSE = """
 INSERT INTO accounts (key, kind, currency, balance) VALUES ($1, $2, $3, 0)

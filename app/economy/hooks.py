@@ -62,8 +62,11 @@ class EconomyTables:
             return True
         if done is None:
             return False
-        async with self.sessionmaker() as db:  # only reads for level-up unread counts
-            await outbox.flush(db, self.notifier)
+        if outbox.needs_reads():  # not so far: the statement returned all it pushes
+            async with self.sessionmaker() as db:
+                await outbox.flush(db, self.notifier)
+        else:
+            await outbox.flush(None, self.notifier)
         return True
 
     async def _game_recorded(self, game_id: str) -> bool:

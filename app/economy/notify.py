@@ -54,6 +54,8 @@ class Outbox:
     # Balances known exactly: both wallet rows were locked until the commit.
     known: dict[int, tuple[int, int]] = field(default_factory=dict)
     unread: set[int] = field(default_factory=set)
+    # Unread counts known exactly (counted in the committed statement that added one).
+    unread_known: dict[int, int] = field(default_factory=dict)
     messages: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
 
     def wallet_changed(self, *user_ids: int) -> None:
@@ -77,8 +79,12 @@ class Outbox:
     def to_channel(self, channel: str, message: dict[str, Any]) -> None:
         self.messages.append((channel, message))
 
-    async def flush(self, db: AsyncSession, notifier: Notifier) -> None:
-        """Call after commit."""
+    def needs_reads(self) -> bool:
+        """Whether ``flush`` must read balances or unread counts from the database."""
+        return bool(self.wallets or self.unread - self.unread_known.keys())
+
+    async def flush(self, db: AsyncSession | None, notifier: Notifier) -> None:
+        """Call after commit. ``db`` may be None when ``needs_reads()`` is False."""
         for channel, message in self.messages:
             await notifier.publish_channel(channel, message)
         for user_id, (coins, credits) in sorted(self.known.items()):
@@ -87,12 +93,16 @@ class Outbox:
                     user_id, {"type": "wallet", "coins": coins, "credits": credits}
                 )
         if self.wallets:
+            assert db is not None
             for user_id, coins, credits in await _balances(db, self.wallets):
                 await notifier.publish(
                     user_id, {"type": "wallet", "coins": coins, "credits": credits}
                 )
         if self.unread:
-            counts = await unread_counts(db, self.unread)
+            counts = dict(self.unread_known)
+            if self.unread - counts.keys():
+                assert db is not None
+                counts.update(await unread_counts(db, self.unread - counts.keys()))
             for user_id in sorted(self.unread):
                 await notifier.publish(
                     user_id, {"type": "notifications_unread", "count": counts.get(user_id, 0)}
@@ -100,6 +110,7 @@ class Outbox:
         self.wallets.clear()
         self.known.clear()
         self.unread.clear()
+        self.unread_known.clear()
         self.messages.clear()
 
 

@@ -161,6 +161,7 @@ async def test_a_level_up_is_pushed_after_the_commit(
     a, b = await new_users(maker, 2)
     async with maker() as db:
         db.add(PlayerStats(user_id=a, xp=99, level=1, games=3, wins=0))
+        db.add(Notification(user_id=a, kind="challenge", payload={}))  # one unread already
         await db.commit()
     await _start(econ, "lvl", [a, b], BET)
     async with Listener(app.state.redis, f"user:{a}") as inbox:
@@ -170,7 +171,7 @@ async def test_a_level_up_is_pushed_after_the_commit(
     assert kinds == ["notification", "wallet", "notifications_unread"], pushed
     assert pushed[0]["kind"] == "level_up"
     assert pushed[0]["payload"] == {"level": 2, "previous": 1}
-    assert pushed[2]["count"] == 1
+    assert pushed[2]["count"] == 2
 
 
 async def test_an_escrow_not_holding_its_stakes_writes_nothing(
