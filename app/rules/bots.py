@@ -126,6 +126,27 @@ class _Facts(NamedTuple):
     has_clean: bool
     closable: bool
     group_ranks: frozenset[int]
+    need: tuple[int, int, int, int]  # per suit: slot bits a natural fits a run at
+    need_ranks: tuple[int, ...]  # the ranks of its groups
+
+
+def _needs(rules: RuleSet, melds: tuple[Meld, ...]) -> tuple[list[int], tuple[int, ...]]:
+    """The slots (per suit) and ranks where a natural card may join one of ``melds``:
+    every card ``extension`` could find, and maybe a few more."""
+    need = [0, 0, 0, 0]
+    ranks = []
+    reloc = rules.wild_relocation
+    for m in melds:
+        if m.kind == SEQ:
+            bits = 1 << (m.hi + 1)
+            if m.lo > 1:
+                bits |= 1 << (m.lo - 1)
+            if m.wild >= 0 and reloc:
+                bits |= 1 << m.wslot
+            need[m.suit] |= bits
+        else:
+            ranks.append(m.rank)
+    return need, tuple(ranks)
 
 
 def _facts(rules: RuleSet, melds: tuple[Meld, ...]) -> _Facts:
@@ -137,7 +158,9 @@ def _facts(rules: RuleSet, melds: tuple[Meld, ...]) -> _Facts:
         if rules.one_group_per_rank else frozenset()
     clean = any(k in CLEAN_KINDS for k in kinds)
     closable = clean or (rules.close_requires == "any" and any(kinds))
-    return _Facts(melds, rules, kinds, clean, closable, ranks)
+    need, need_ranks = _needs(rules, melds)
+    return _Facts(melds, rules, kinds, clean, closable, ranks,
+                  (need[0], need[1], need[2], need[3]), need_ranks)
 
 
 # ``hooks`` of a tuple of melds, shared by every GreedyBot (the bots at one table read the
@@ -175,7 +198,7 @@ class _View:
     """What GreedyBot reads off the state for one decision (its own seat's view)."""
 
     __slots__ = ("rules", "hand", "h", "team", "melds", "own", "others", "kinds", "has_clean",
-                 "may_go_out", "reserve", "group_ranks", "danger")
+                 "may_go_out", "reserve", "group_ranks", "danger", "facts")
 
     def __init__(self, state: State, seat: int, team: int, facts: _Facts,
                  others: list[tuple[int, int, Meld]]) -> None:
@@ -186,6 +209,7 @@ class _View:
         self.team = team
         self.melds = state.melds
         self.own = facts.melds
+        self.facts = facts
         self.others = others
         self.kinds = facts.kinds
         self.has_clean = facts.has_clean
@@ -431,7 +455,13 @@ class GreedyBot:
         wilds = h.wilds
         masks, ranks = h.masks, h.ranks
         reloc = rules.wild_relocation
-        for index, m in enumerate(v.own):
+        need = v.facts.need
+        own = v.own
+        if not wilds and not (masks[0] & need[0] or masks[1] & need[1] or masks[2] & need[2]
+                              or masks[3] & need[3]) \
+                and not any(ranks[r] for r in v.facts.need_ranks):
+            own = ()  # no card of ours fits any of our melds
+        for index, m in enumerate(own):
             # ``extension``'s own first test, inlined: does any card of ours fit here?
             if m.kind == SEQ:
                 mask = masks[m.suit]

@@ -156,6 +156,8 @@ def group_plans(h: Hand, rules: RuleSet, use_wild: bool,
     least = 2 if use_wild and h.wilds else 3
     cap = rules.group_max or 99
     ranks = h.ranks
+    if not only and max(ranks) < least:
+        return out  # no rank held often enough (the 2s counted too: a rough first test)
     for rank in (only,) if only else range(1, 14):
         if ranks[rank] < least or rank == 2 or rank in taken_ranks:
             continue
