@@ -43,17 +43,25 @@ class Locked:
     balance: int
 
 
-# PostgreSQL: the entries and the cached balances in one round trip.
-_PG_APPLY = text("""
-WITH m AS (
+# PostgreSQL: claim the key, write the entries and the cached balances in one round trip.
+# A used key inserts no transfer row, and then nothing else is written either.
+_PG_POST = text("""
+WITH t AS (
+    INSERT INTO ledger_transfers (idempotency_key, kind, created_at)
+    VALUES (:key, :kind, :now)
+    ON CONFLICT (idempotency_key) DO NOTHING
+    RETURNING id
+), m AS (
     SELECT * FROM unnest(CAST(:ids AS BIGINT[]), CAST(:amounts AS BIGINT[]))
         AS m(account_id, amount)
 ), e AS (
     INSERT INTO ledger_entries (transfer_id, account_id, amount)
-    SELECT CAST(:tid AS BIGINT), account_id, amount FROM m
+    SELECT t.id, m.account_id, m.amount FROM t, m
+), u AS (
+    UPDATE accounts SET balance = accounts.balance + m.amount
+    FROM m, t WHERE accounts.id = m.account_id
 )
-UPDATE accounts SET balance = accounts.balance + m.amount
-FROM m WHERE accounts.id = m.account_id
+SELECT id FROM t
 """)
 
 
@@ -148,6 +156,23 @@ async def post(
     for account in accounts:
         if account.kind != "house" and account.balance + moves[account.key] < 0:
             raise InsufficientFunds(account, -moves[account.key])
+    if dialect(db) == "postgresql":
+        transfer_id = (await db.execute(_PG_POST, {
+            "key": key, "kind": kind, "now": utcnow(), "ids": [a.id for a in accounts],
+            "amounts": [moves[a.key] for a in accounts],
+        })).scalar_one_or_none()
+        if transfer_id is None:
+            raise DuplicateTransfer(key)
+    else:
+        transfer_id = await _post_generic(db, key, kind, moves, accounts)
+    for account in accounts:
+        account.balance += moves[account.key]
+    return int(transfer_id)
+
+
+async def _post_generic(
+    db: AsyncSession, key: str, kind: str, moves: Mapping[str, int], accounts: list[Locked]
+) -> int:
     # One round trip claims the key: a used key returns no row (and nothing was written).
     claim = (
         insert_for(db, table_of(Transfer))
@@ -158,12 +183,7 @@ async def post(
     transfer_id = (await db.execute(claim)).scalar_one_or_none()
     if transfer_id is None:
         raise DuplicateTransfer(key)
-    if moves and dialect(db) == "postgresql":
-        await db.execute(_PG_APPLY, {
-            "tid": transfer_id, "ids": [a.id for a in accounts],
-            "amounts": [moves[a.key] for a in accounts],
-        })
-    elif moves:
+    if moves:
         await db.execute(
             table_of(Entry).insert(),
             [{"transfer_id": transfer_id, "account_id": a.id, "amount": moves[a.key]}
@@ -175,7 +195,4 @@ async def post(
             .values(balance=table_of(Account).c.balance + bindparam("delta")),
             [{"aid": a.id, "delta": moves[a.key]} for a in accounts],
         )
-    for account in accounts:
-        account.balance += moves[account.key]
     return int(transfer_id)
-

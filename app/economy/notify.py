@@ -85,6 +85,9 @@ class Outbox:
 
     async def flush(self, db: AsyncSession | None, notifier: Notifier) -> None:
         """Call after commit. ``db`` may be None when ``needs_reads()`` is False."""
+        if db is not None and self.needs_reads() and not db.in_transaction():
+            # Plain reads of committed values: no BEGIN/ROLLBACK round trips around them.
+            await db.connection(execution_options={"isolation_level": "AUTOCOMMIT"})
         for channel, message in self.messages:
             await notifier.publish_channel(channel, message)
         for user_id, (coins, credits) in sorted(self.known.items()):
