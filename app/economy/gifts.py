@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import select
+from sqlalchemy import and_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.core.config import Settings
@@ -24,7 +24,8 @@ from app.economy import ledger, shop
 from app.economy.errors import MAX_AMOUNT, check_amount
 from app.economy.models import Gift, ShopItem
 from app.economy.notify import Outbox
-from app.social import friends, notifications
+from app.social import notifications
+from app.social.models import Friendship
 from app.users.models import User
 
 MAX_CREDITS_GIFT = 10_000
@@ -61,9 +62,19 @@ async def send(
 async def _recipient(db: AsyncSession, sender: User, to_id: int) -> User:
     if to_id == sender.id:
         raise AppError("cannot_gift_self", "You cannot send a gift to yourself.", 400)
-    recipient = await friends.user_or_404(db, to_id)
-    if not await friends.are_friends(db, sender.id, to_id):
+    # The recipient and the friendship in one round trip.
+    stmt = (
+        select(User, Friendship.user_id)
+        .outerjoin(Friendship, and_(Friendship.user_id == sender.id,
+                                    Friendship.friend_id == User.id))
+        .where(User.id == to_id)
+    )
+    row = (await db.execute(stmt)).first() if 0 < to_id < 2**62 else None
+    if row is None:
+        raise AppError("user_not_found", "No such player.", 404)
+    if row[1] is None:
         raise AppError("not_friends", "You can only send gifts to your friends.", 403)
+    recipient: User = row[0]
     return recipient
 
 
