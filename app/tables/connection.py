@@ -63,6 +63,8 @@ class Connection:
         self.refused = 0
         self.closed = False
         self.closing = False  # a close is queued behind the frames still to be written
+        if hub.table_cache is None:  # the hub keeps the service's cache in step
+            hub.table_cache = svc.cache
 
     # -- delivery from the hub (runs in the hub's task: never blocks)
 

@@ -22,6 +22,7 @@ from redis.asyncio import Redis
 from app.rules.ruleset import RuleSet, ruleset_from_dict
 from app.rules.serialize import event_from_dict
 from app.rules.views import redact, view_for
+from app.tables.cache import TableCache
 from app.tables.meta import TableMeta
 
 log = logging.getLogger("app.tables.fanout")
@@ -39,6 +40,7 @@ class Hub:
         self.task: asyncio.Task[None] | None = None
         self._lock = asyncio.Lock()
         self.stopping = False
+        self.table_cache: TableCache | None = None  # kept in step with the tables' records
 
     async def start(self) -> None:
         self.task = asyncio.create_task(self._run(), name="hub")
@@ -81,6 +83,8 @@ class Hub:
             if not listeners:
                 del self.listeners[channel]
                 await self.pubsub.unsubscribe(channel)
+                if self.table_cache is not None and channel.startswith("tch:"):
+                    self.table_cache.drop(channel[4:])  # no longer in step: forget it
 
     async def _run(self) -> None:
         await self._subscribe_private()
@@ -101,11 +105,19 @@ class Hub:
             listeners = self.listeners.get(channel)
             if not listeners:
                 continue
+            data = message["data"]
+            data = data.decode() if isinstance(data, bytes) else data
+            table = channel.startswith("tch:")
+            if table:  # records, then the meta and state the commit saved (store.py)
+                data, _, rest = data.partition("\n")
+                meta_raw, _, state_raw = rest.partition("\n")
             try:
-                payload = orjson.loads(message["data"])
+                payload = orjson.loads(data)
             except orjson.JSONDecodeError:
                 continue
-            if channel.startswith("tch:"):
+            if table:
+                if self.table_cache is not None:
+                    self.table_cache.advance(payload, meta_raw, state_raw)
                 _parse_events(payload)
             for deliver in list(listeners):
                 deliver(channel, payload)

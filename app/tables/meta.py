@@ -59,6 +59,16 @@ class TableMeta(BaseModel):
     bots_after: float | None = None  # quick play: fill empty seats with bots at this time
     close_reason: str | None = None
 
+    def edit(self) -> TableMeta:
+        """A copy to change, cheaper than a deep one: the seats (changed in place) and
+        the lists are copied; hands are replaced, never changed in place; rules and
+        overrides are never changed."""
+        copy = self.model_copy()
+        copy.seats = [None if s is None else s.model_copy() for s in self.seats]
+        copy.hands = list(self.hands)
+        copy.invited = list(self.invited)
+        return copy
+
     def seat_of(self, user_id: int) -> int | None:
         for i, seat in enumerate(self.seats):
             if seat is not None and seat.user_id == user_id and not seat.bot:

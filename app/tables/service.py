@@ -31,6 +31,7 @@ from app.rules.events import Discarded, Drew, Event, HandEnded
 from app.rules.ruleset import ruleset_from_dict
 from app.rules.serialize import event_to_dict, state_from_dict, state_to_dict
 from app.rules.state import DRAW, PLAY, State, initial_state, next_first
+from app.tables.cache import TableCache
 from app.tables.hooks import FreeTables, GameResult, TableHooks
 from app.tables.meta import HandFairness, TableMeta
 from app.tables.store import LOBBY_CHANNEL, Conflict, Duplicate, TableStore, user_channel
@@ -85,27 +86,50 @@ class TableService:
         self.archive_game = archive
         self.bot_delay = bot_delay
         self.kick: Callable[[str, float], None] | None = None  # wakes the timer loop
+        self.cache = TableCache()
 
     # ---------------------------------------------------------------- loading
 
     async def load(self, table_id: str, cid: str = "") -> tuple[int, TableMeta, State | None]:
+        """The table as Redis holds it now (and into the cache)."""
         loaded = await self.store.load(table_id, cid)
         if loaded is None or loaded.meta is None:
+            self.cache.drop(table_id)
             raise AppError("table_not_found", "There is no such table.", 404)
         if loaded.seen is not None:
             raise Duplicate(loaded.seen)
         meta = TableMeta.model_validate_json(loaded.meta)
         state = state_from_dict(orjson.loads(loaded.state)) if loaded.state else None
+        self.cache.put(table_id, loaded.v, meta, state)
         return loaded.v, meta, state
 
     async def mutate(self, table_id: str, decide: Decider, cid: str = "") -> tuple[int, Change]:
+        """Decide on the cached table when there is one (one round trip: the commit), else
+        on a fresh load. A cached decision that refuses or does nothing is made again on
+        a fresh load: the cache may be behind (cache.py)."""
+        entry = self.cache.get(table_id)
         for _ in range(MAX_RETRIES):
+            cached = entry is not None
+            if entry is not None:
+                v, meta, state = entry.v, entry.meta(), entry.state()
+            else:
+                try:
+                    v, meta, state = await self.load(table_id, cid)
+                except Duplicate as dup:  # a repeated command id: answered, never applied twice
+                    return dup.v, Change(result={"duplicate": True})
             try:
-                v, meta, state = await self.load(table_id, cid)
-            except Duplicate as dup:  # a repeated command id: answered, never applied twice
-                return dup.v, Change(result={"duplicate": True})
-            change = decide(v, meta, state)
-            if not change.records and change.meta is None and change.state is None:
+                change = decide(v, meta, state)
+            except AppError:
+                if cached:
+                    entry = None
+                    continue
+                raise
+            if not change.records:
+                if cached:
+                    entry = None
+                    continue
+                # Every saved change carries a record, so versions track meta and state.
+                assert change.meta is None and change.state is None
                 return v, change
             for i, record in enumerate(change.records, start=1):
                 record["v"] = v + i
@@ -117,10 +141,14 @@ class TableService:
                     cid=cid, timers=change.timers,
                 )
             except Conflict:
+                newer = self.cache.get(table_id)  # other records may have advanced it already
+                entry = newer if newer is not None and newer.v > v else None
                 continue
             except Duplicate as dup:
                 change = Change(result={"duplicate": True})
                 return dup.v, change
+            self.cache.put(table_id, new_v, change.meta or meta,
+                           change.state if change.state is not None else state)
             for follow_up in change.after:
                 try:
                     await follow_up(new_v)
@@ -164,9 +192,10 @@ class TableService:
                 events, new_state = apply(state, seat, cmd)
             except RuleViolation as exc:
                 raise rule_error(exc) from None
-            meta = meta.model_copy(deep=True)
+            touched = meta.seats[seat].timeouts != 0  # type: ignore[union-attr]
+            meta = meta.edit()
             meta.seats[seat].timeouts = 0  # type: ignore[union-attr]
-            return self.game_change(meta, state, events, new_state)
+            return self.game_change(meta, state, events, new_state, touched)
 
         # Command ids are the client's own: two players may both send "c1", so the
         # dedupe key is scoped by the sender (else one player's move would be answered
@@ -175,16 +204,18 @@ class TableService:
         return v
 
     def game_change(
-        self, meta: TableMeta, old: State, events: list[Event], state: State
+        self, meta: TableMeta, old: State, events: list[Event], state: State,
+        touched: bool = True,
     ) -> Change:
         """Records for engine events, plus what follows: fairness reveals, the next deal,
-        the end of the game, the turn clock, the follow-up timers."""
+        the end of the game, the turn clock, the follow-up timers. ``meta`` is the
+        caller's own copy (``TableMeta.edit``); ``touched`` says whether the caller
+        changed it (if nothing here does either, the commit leaves the meta alone)."""
         change = Change(meta=meta, state=state)
         change.records = game_records(events)
         ended = next((e for e in events if isinstance(e, HandEnded)), None)
         if ended is not None:
-            for fair in meta.hands:
-                fair.revealed = True
+            meta.hands = [h.model_copy(update={"revealed": True}) for h in meta.hands]
             change.records.append(table_record("hand_revealed", meta))
             if ended.match_over:
                 meta.status = "finished"
@@ -201,6 +232,8 @@ class TableService:
             self._start_clock(meta, state, change)
         else:  # the same turn goes on: its clock stands; a bot on turn plays on
             change.after.append(lambda v: self._schedule_bot(meta, state, v))
+            if not touched and ended is None:
+                change.meta = None  # unchanged: not written, not published
         return change
 
     def _deal_next(self, meta: TableMeta, state: State, change: Change) -> State:
@@ -281,7 +314,7 @@ class TableService:
                 return Change()  # not this turn's clock any more
             seat = state.turn
             events, new = timeout_move(state, seat)
-            meta = meta.model_copy(deep=True)
+            meta = meta.edit()
             s = meta.seats[seat]
             assert s is not None
             s.timeouts += 1
@@ -302,7 +335,7 @@ class TableService:
                 return Change()
             command = GreedyBot().choose(state, state.turn)
             events, new = apply(state, state.turn, command)
-            return self.game_change(meta.model_copy(deep=True), state, events, new)
+            return self.game_change(meta.edit(), state, events, new, touched=False)
 
         await self.mutate(table_id, decide)
 

@@ -5,6 +5,11 @@ all of them, also runs on Redis Cluster. A commit is one atomic script: check th
 version, refuse a repeated command id, append the records (each with its own contiguous
 version) to the stream and the log, save meta and state, publish. Keys outside a table
 (the lobby index, the timers) are separate calls.
+
+The publish on ``tch:ID`` is ``{"t": ID, "records": [...]}``, a newline, the meta saved
+and a newline, the state saved (each '' when the commit left it as it was): processes
+keep their caches of the tables they serve in step without reading them back
+(``app/tables/cache.py``). JSON never holds a raw newline, so the split is exact.
 """
 
 from __future__ import annotations
@@ -43,7 +48,9 @@ if ARGV[5] ~= '' then
   redis.call('HSET', KEYS[4], ARGV[5], v)
   redis.call('EXPIRE', KEYS[4], 86400)
 end
-if n > 0 then redis.call('PUBLISH', 'tch:' .. ARGV[8 + n], ARGV[7]) end
+if n > 0 then
+  redis.call('PUBLISH', 'tch:' .. ARGV[8 + n], ARGV[7] .. '\\n' .. ARGV[3] .. '\\n' .. ARGV[4])
+end
 return {1, v}
 """
 
@@ -162,6 +169,11 @@ class TableStore:
                 return replies[0]
             await self.redis.script_load(COMMIT_LUA)  # Redis restarted or flushed scripts
         raise RuntimeError("the commit script could not be loaded")
+
+    async def seen(self, table_id: str, cid: str) -> int | None:
+        """The version a command id produced, or None if it was never applied."""
+        value = await self.redis.hget(k_cids(table_id), cid)
+        return None if value is None else int(value)
 
     async def records_since(self, table_id: str, after_v: int, upto_v: int) -> list[Any] | None:
         """Records after_v+1..upto_v from the stream, or None when it no longer has them."""

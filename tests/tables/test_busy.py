@@ -3,6 +3,7 @@ WebSocket, 503 over REST), never ``internal_error`` or a 500."""
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
 import orjson
@@ -34,7 +35,8 @@ class PoolExhausted:
 
 async def test_a_command_without_redis_gets_server_busy() -> None:
     ws = FakeWs()
-    conn = Connection(ws, 7, "seven", hub=None, svc=PoolExhausted())  # type: ignore[arg-type]
+    hub = SimpleNamespace(table_cache=object())
+    conn = Connection(ws, 7, "seven", hub=hub, svc=PoolExhausted())  # type: ignore[arg-type]
     await conn._handle_text(orjson.dumps({
         "type": "command", "table": "abc", "cid": "c1", "command": {"type": "draw"},
     }).decode())

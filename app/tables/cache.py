@@ -1,0 +1,94 @@
+"""The tables this process serves, as of a version: (v, meta, state), parsed lazily.
+
+A move decided on a cached entry costs one Redis round trip (the commit) instead of two
+(load + commit). This is safe because every change to a table's meta or state goes
+through the commit script, which bumps the version and refuses a stale one: an entry at
+version v holds exactly what Redis held at v, so a decision on it either commits (the
+table was still at v) or gets Conflict and is decided again. Entries advance by this
+process's own commits and by the records other processes publish (the publish carries
+the meta and state the commit saved; see ``store.COMMIT_LUA``). A decision on an entry
+that refuses or does nothing is made again on a fresh load, since a stale entry may be
+wrong about whose turn it is.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from app.rules.serialize import state_from_dict
+from app.rules.state import State
+from app.tables.meta import TableMeta
+
+MAX_ENTRIES = 20_000
+
+
+class Entry:
+    __slots__ = ("v", "_meta", "_meta_raw", "_state", "_state_raw")
+
+    def __init__(self, v: int, meta: TableMeta | None, state: State | None,
+                 meta_raw: str = "", state_raw: str = "") -> None:
+        self.v = v
+        self._meta, self._meta_raw = meta, meta_raw
+        self._state, self._state_raw = state, state_raw
+
+    def meta(self) -> TableMeta:
+        if self._meta is None:  # parsed once per version it is used at
+            self._meta = TableMeta.model_validate_json(self._meta_raw)
+            self._meta_raw = ""
+        return self._meta
+
+    def state(self) -> State | None:
+        if self._state is None and self._state_raw:
+            self._state = state_from_dict(orjson.loads(self._state_raw))
+            self._state_raw = ""
+        return self._state
+
+
+class TableCache:
+    def __init__(self, limit: int = MAX_ENTRIES) -> None:
+        self.entries: dict[str, Entry] = {}
+        self.limit = limit
+
+    def get(self, table_id: str) -> Entry | None:
+        return self.entries.get(table_id)
+
+    def put(self, table_id: str, v: int, meta: TableMeta, state: State | None) -> None:
+        current = self.entries.get(table_id)
+        if current is not None and current.v > v:
+            return  # already further on (another process's records arrived first)
+        self._set(table_id, Entry(v, meta, state))
+
+    def drop(self, table_id: str) -> None:
+        self.entries.pop(table_id, None)
+
+    def _set(self, table_id: str, entry: Entry) -> None:
+        self.entries.pop(table_id, None)
+        self.entries[table_id] = entry  # the most recently used go last
+        if len(self.entries) > self.limit:
+            del self.entries[next(iter(self.entries))]
+
+    def advance(self, payload: dict[str, Any], meta_raw: str, state_raw: str) -> None:
+        """A commit's publish: its records (versions first..last) and the meta and state it
+        saved ('' for unchanged). Applies only on top of the version just before."""
+        records = payload.get("records") or []
+        table_id = payload.get("t")
+        if not records or not isinstance(table_id, str):
+            return
+        first, last = records[0]["v"], records[-1]["v"]
+        entry = self.entries.get(table_id)
+        if entry is None:
+            if meta_raw and state_raw:
+                self._set(table_id, Entry(last, None, None, meta_raw, state_raw))
+            return
+        if entry.v >= last:
+            return  # our own commit, already cached
+        if entry.v != first - 1:
+            del self.entries[table_id]  # a gap: the next decision loads
+            return
+        entry.v = last
+        if meta_raw:
+            entry._meta, entry._meta_raw = None, meta_raw
+        if state_raw:
+            entry._state, entry._state_raw = None, state_raw
