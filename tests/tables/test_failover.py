@@ -6,6 +6,7 @@ state the engine computes from the archived events."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 from pathlib import Path
 
@@ -29,6 +30,11 @@ async def play_with_failover(p: Player, tid: str, rng: random.Random, fallback: 
             errors += await p.play_until_over(tid, rng)
             return errors
         except (Closed, websockets.ConnectionClosed, TimeoutError):
+            # A send may see the dead socket before the reader task has ended: give the
+            # reader a moment before deciding whether this socket really is still open.
+            if p.reader is not None:
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(asyncio.shield(p.reader), 2)
             if p.connected:
                 raise
         await p.connect(fallback.ws_url)
