@@ -17,7 +17,9 @@ discards) for S seconds. Clocks are long so nothing times out. It measures:
   ratio (p99 ratio, and server CPU per move ratio).
 
 The client runs in this process (uvloop) on the same 2 cores as the servers and Redis,
-so the figures include its cost. The LAST line is one JSON object:
+so the figures include its cost; it prints its own CPU share (about 30% of a core at
+1,000 tables, so one process is enough) and the load average, since other work on the
+machine shows up directly in p99. The LAST line is one JSON object:
 {"tables": K, "processes": P, "moves_per_s": ..., "p50_ms": ..., "p99_ms": ...,
  "redis_round_trips_per_move": ..., "baseline_p99_ms": ..., "overhead_ratio": ...}
 """
@@ -492,12 +494,14 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         info0 = r.info("stats")["total_commands_processed"]
         cmd0 = r.info("commandstats")
         cpu0 = sum(cpu_seconds(p.pid) for p in procs)
+        client0 = time.process_time()
         stats.measuring = True
         t0 = time.perf_counter()
         await asyncio.sleep(args.seconds)
         stats.measuring = False
         elapsed = time.perf_counter() - t0
         cpu = sum(cpu_seconds(p.pid) for p in procs) - cpu0
+        client_cpu = time.process_time() - client0
         info1 = r.info("stats")["total_commands_processed"]
         cmd1 = r.info("commandstats")
         await task
@@ -516,6 +520,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         print(f"server CPU {cpu:.2f}s = {cpu / moves * 1e6:.0f} us/move; Redis commands/move "
               f"{(info1 - info0) / moves:.2f} (script-internal included): {per_cmd}; "
               f"round trips/move {trips:.2f}", flush=True)
+        # The client shares the 2 cores: when it nears one core, latency is its queueing.
+        print(f"client CPU {client_cpu:.2f}s ({client_cpu / elapsed:.0%} of a core); load "
+              f"average {os.getloadavg()[0]:.2f}", flush=True)
     finally:
         for proc in procs:
             proc.send_signal(signal.SIGTERM)
@@ -541,6 +548,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "baseline_p99_ms": round(base_p99, 2),
         "overhead_ratio": round(p99 / max(base_p99, 1e-9), 2),
         "cpu_ratio": round(cpu_ratio, 2), "lost": stats.gaps, "duplicated": stats.dups,
+        "server_cpu_us_per_move": round(cpu / moves * 1e6),
+        "client_cpu_share": round(client_cpu / elapsed, 2),
+        "load_average": round(os.getloadavg()[0], 2),
     }
 
 
