@@ -16,6 +16,7 @@ from app.rules.state import State
 from app.tables.meta import MIN_BET, Seat, TableMeta
 from app.tables.schemas import CreateTableIn
 from app.tables.service import Change, TableService, table_record
+from app.tables.store import PLAYING_KEY
 
 BOT_NAMES = ("Ana", "Luis", "Marta", "Jorge", "Lucía", "Pablo", "Sara", "Diego")
 QUICK_NAME = "¡Juega ya!"
@@ -179,6 +180,17 @@ async def list_tables(svc: TableService, filters: dict[str, Any]) -> list[dict[s
             continue
         out.append(meta.summary())
     return out
+
+
+async def list_playing(svc: TableService, filters: dict[str, Any]) -> list[dict[str, Any]]:
+    """Public games in progress, newest first: anyone may watch them as a spectator."""
+    out = []
+    for raw in await svc.store.list_lobby(key=PLAYING_KEY):
+        meta = TableMeta.model_validate_json(raw)
+        if meta.status != "playing" or meta.private or not _matches(meta, filters):
+            continue
+        out.append(meta.summary())
+    return sorted(out, key=lambda t: -t["created_at"])
 
 
 def _matches(meta: TableMeta, f: dict[str, Any]) -> bool:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Coroutine
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Query, status
 from fastapi.routing import APIRoute
@@ -76,12 +76,15 @@ async def list_tables(
     max_bet: Annotated[int | None, Query(ge=0)] = None,
     free_seats: Annotated[int | None, Query(ge=1, le=4)] = None,
     turbo: bool | None = None,
+    status: Annotated[Literal["waiting", "playing"], Query()] = "waiting",
 ) -> dict[str, Any]:
+    """Public tables waiting for players, or (``status=playing``) games to watch."""
     if preset is not None and preset not in PRESETS:
         raise AppError("unknown_preset", f"There is no modality called {preset}.", 422)
     filters = {"preset": preset, "players": players, "min_bet": min_bet, "max_bet": max_bet,
                "free_seats": free_seats, "turbo": turbo}
-    return {"tables": await lobby.list_tables(svc, filters), "min_bet": MIN_BET}
+    listing = lobby.list_playing if status == "playing" else lobby.list_tables
+    return {"tables": await listing(svc, filters), "min_bet": MIN_BET}
 
 
 @router.get("/tables/{table_id}")

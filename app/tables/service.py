@@ -34,7 +34,14 @@ from app.rules.state import DRAW, PLAY, State, initial_state, next_first
 from app.tables.cache import TableCache
 from app.tables.hooks import FreeTables, GameResult, TableHooks
 from app.tables.meta import HandFairness, TableMeta
-from app.tables.store import LOBBY_CHANNEL, Conflict, Duplicate, TableStore, user_channel
+from app.tables.store import (
+    LOBBY_CHANNEL,
+    PLAYING_KEY,
+    Conflict,
+    Duplicate,
+    TableStore,
+    user_channel,
+)
 
 log = logging.getLogger("app.tables")
 
@@ -169,6 +176,9 @@ class TableService:
     async def after_table_change(self, meta: TableMeta) -> None:
         listed = meta.status == "waiting" and not meta.private
         await self.store.set_listed(meta.id, listed, meta.created_at)
+        watchable = meta.status == "playing" and not meta.private
+        await self.store.set_listed(meta.id, watchable, meta.started_at or meta.created_at,
+                                    key=PLAYING_KEY)
         if not meta.private:
             message = {"type": "lobby_table", "table": meta.summary()} if listed else \
                 {"type": "lobby_remove", "table": meta.id}

@@ -23,7 +23,8 @@ from redis.exceptions import NoScriptError
 
 STREAM_MAXLEN = 512  # records kept for resync; older gaps get a fresh snapshot
 TABLE_TTL_SECONDS = 6 * 3600  # a finished or closed table lingers this long
-LOBBY_KEY = "lobby:tables"
+LOBBY_KEY = "lobby:tables"  # public tables waiting for players
+PLAYING_KEY = "lobby:playing"  # public games in progress, for spectators
 TIMERS_KEY = "timers"
 LOBBY_CHANNEL = "lobby"
 
@@ -199,8 +200,8 @@ class TableStore:
 
     # -- the lobby index and the timers
 
-    async def list_lobby(self, limit: int = 500) -> list[bytes]:
-        ids = await self.redis.zrange(LOBBY_KEY, 0, limit - 1)
+    async def list_lobby(self, limit: int = 500, key: str = LOBBY_KEY) -> list[bytes]:
+        ids = await self.redis.zrange(key, 0, limit - 1)
         if not ids:
             return []
         async with self.redis.pipeline(transaction=False) as pipe:
@@ -209,11 +210,13 @@ class TableStore:
             metas = await pipe.execute()
         return [m if isinstance(m, bytes) else m.encode() for m in metas if m]
 
-    async def set_listed(self, table_id: str, listed: bool, score: float) -> None:
+    async def set_listed(
+        self, table_id: str, listed: bool, score: float, key: str = LOBBY_KEY
+    ) -> None:
         if listed:
-            await self.redis.zadd(LOBBY_KEY, {table_id: score})
+            await self.redis.zadd(key, {table_id: score})
         else:
-            await self.redis.zrem(LOBBY_KEY, table_id)
+            await self.redis.zrem(key, table_id)
 
     async def add_timer(self, member: str, at: float) -> None:
         await self.redis.zadd(TIMERS_KEY, {member: at})

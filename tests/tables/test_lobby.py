@@ -137,3 +137,28 @@ async def test_simultaneous_quick_plays_meet_at_one_table(servers: list[Server])
     finally:
         await a.aclose()
         await b.aclose()
+
+
+async def test_games_in_progress_are_listed_for_spectators(servers: list[Server]) -> None:
+    a = await Player.guest(servers[0].base)
+    b = await Player.guest(servers[1].base)
+    try:
+        await a.connect(servers[0].ws_url)
+        await b.connect(servers[1].ws_url)
+        r = await a.http.post("/api/quickplay", json={"preset": "cerrado", "players": 2,
+                                                      "bots_after_seconds": 0})
+        tid = r.json()["id"]
+        await a.watch(tid)
+        await a.until(lambda: a.tables[tid].status == "playing", timeout=10)
+        waiting = (await b.http.get("/api/tables")).json()["tables"]
+        assert tid not in [t["id"] for t in waiting]
+        playing = (await b.http.get("/api/tables", params={"status": "playing"})).json()
+        assert tid in [t["id"] for t in playing["tables"]]
+        snapshot = await b.watch(tid)
+        assert snapshot["type"] == "snapshot" and snapshot["seat"] is None
+        assert snapshot["game"]["hand"] is None  # a spectator sees no hand
+        bad = await b.http.get("/api/tables", params={"status": "finished"})
+        assert bad.status_code == 422
+    finally:
+        await a.aclose()
+        await b.aclose()

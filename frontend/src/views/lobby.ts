@@ -17,6 +17,7 @@ const QUICK_KEY = "buraco.quick";
 export function lobbyView(el: HTMLElement): View {
   let tables: any[] = [];
   let online: any[] = [];
+  let playing: any[] = [];
   const saved = JSON.parse(localStorage.getItem(QUICK_KEY) ?? "{}");
   const quick = { preset: saved.preset ?? "cerrado", players: saved.players ?? 2, bots: saved.bots ?? true };
   const filters = { preset: "", players: "", maxBet: "", free: false, turbo: "" };
@@ -42,8 +43,15 @@ export function lobbyView(el: HTMLElement): View {
       render();
     } catch { /* social endpoints unavailable */ }
   }
+  async function loadPlaying(): Promise<void> {
+    try {
+      playing = (await get("/api/tables?status=playing")).tables;
+      render();
+    } catch { /* listing unavailable: nothing to watch */ }
+  }
   loadOnline();
-  const onlineTimer = window.setInterval(loadOnline, 15000);
+  loadPlaying();
+  const onlineTimer = window.setInterval(() => { loadOnline(); loadPlaying(); }, 15000);
 
   async function playNow(): Promise<void> {
     localStorage.setItem(QUICK_KEY, JSON.stringify(quick));
@@ -198,6 +206,21 @@ export function lobbyView(el: HTMLElement): View {
         : h("p", { class: "empty" }, t("lobby.noTables")));
   }
 
+  function playingCard(): HTMLElement | null {
+    if (!playing.length) return null;
+    return h("section", { class: "panel tables", "aria-labelledby": "playing-title" },
+      h("div", { class: "panel-head" }, h("h2", { id: "playing-title" }, t("lobby.playing"))),
+      h("ul", { class: "table-list" }, ...playing.slice(0, 20).map((x) =>
+        h("li", { class: "table-row" },
+          h("div", { class: "tname" }, raw(x.name, "strong"),
+            h("span", { class: "tags" }, h("span", { class: "tag" }, presetName(x.preset)))),
+          h("div", { class: "seats" },
+            raw(x.seats.filter(Boolean).map((s: any) => s.name).join(" · "), "span")),
+          h("div", { class: "bet" }, coinIcon(), h("span", { "data-raw": "" }, fmt(x.bet))),
+          h("div", { class: "actions" },
+            h("a", { class: "btn small ghost", href: `#/table/${x.id}` }, t("lobby.watch")))))));
+  }
+
   function onlineCard(): HTMLElement {
     return h("section", { class: "panel online", "aria-labelledby": "online-title" },
       h("h2", { id: "online-title" }, t("lobby.online"), h("span", { class: "count", "data-raw": "" }, ` ${online.length}`)),
@@ -213,7 +236,7 @@ export function lobbyView(el: HTMLElement): View {
   function render(): void {
     keepFocus(() => mount(el,
       h("div", { class: "lobby" },
-        h("div", { class: "col main-col" }, quickCard(), invitesCard(), tablesCard()),
+        h("div", { class: "col main-col" }, quickCard(), invitesCard(), tablesCard(), playingCard()),
         h("div", { class: "col side-col" }, walletCard(), onlineCard(), chat.el))));
     chat.render();
   }
