@@ -193,19 +193,23 @@ def _feeding_of(rules: RuleSet, melds: tuple[Meld, ...]) -> set[int]:
 # _facts of a tuple of melds, shared by the bots of one side: id -> facts.
 _FACTS: dict[int, _Facts] = {}
 
+# The last ``GreedyBot._danger``: (state.melds, rules, team or -1, cards), shared.
+_DANGER: tuple[object, RuleSet, int, set[int]] | None = None
+
 
 class _View:
     """What GreedyBot reads off the state for one decision (its own seat's view)."""
 
-    __slots__ = ("rules", "hand", "h", "team", "melds", "own", "others", "kinds", "has_clean",
+    __slots__ = ("state", "rules", "hand", "h", "team", "melds", "own", "others", "kinds", "has_clean",
                  "may_go_out", "reserve", "group_ranks", "danger", "facts")
 
     def __init__(self, state: State, seat: int, team: int, facts: _Facts,
-                 others: list[tuple[int, int, Meld]]) -> None:
+                 others: list[tuple[int, int, Meld]], h: Hand) -> None:
         rules = state.rules
+        self.state = state
         self.rules = rules
         self.hand = state.hands[seat]
-        self.h = Hand(self.hand)
+        self.h = h
         self.team = team
         self.melds = state.melds
         self.own = facts.melds
@@ -274,18 +278,55 @@ class GreedyBot:
         self._facts: _Facts | None = None
         # every meld of the other sides, kept while state.melds is the same object
         self._others: tuple[object, int, list[tuple[int, int, Meld]]] | None = None
-        # derived from the table's melds, kept while state.melds is the same object
-        self._feeding: tuple[object, RuleSet, int, set[int]] | None = None
+        # the other sides' melds with their hooks, kept while state.melds is the same
+        self._other: tuple[object, int, list[tuple[int, tuple[Meld, ...],
+                                                   dict[int, list[int]]]]] | None = None
+        # the last hand read, and the cards our last command took out of it: the next
+        # hand is usually that one plus a drawn card or minus those cards
+        self._hand: tuple[tuple[int, ...], Hand] | None = None
+        self._gone: tuple[int, ...] | None = None
 
     def choose(self, state: State, seat: int) -> C.Command:
-        if state.phase == DRAW:
-            return self._draw(state, seat)
-        return self._play(state, seat)
+        cmd = self._draw(state, seat) if state.phase == DRAW else self._play(state, seat)
+        kind = type(cmd)
+        self._gone = cmd.cards if kind is C.LayMeld or kind is C.AddToMeld \
+            else (cmd.card,) if kind is C.Discard else None  # type: ignore[attr-defined]
+        return cmd
 
-    def _view(self, state: State, seat: int) -> _View:
-        rules = state.rules
-        team = rules.team_of(seat)
-        melds = state.melds[team]
+    def _hand_of(self, hand: tuple[int, ...]) -> Hand:
+        """``Hand(hand)``, derived from the last hand read when it is that one plus one
+        card (a draw) or minus the cards of our last command (checked as multisets)."""
+        memo = self._hand
+        if memo is not None:
+            old, h = memo
+            if old is hand:
+                return h
+            n, n_old = len(hand), len(old)
+            gone = self._gone
+            if n == n_old + 1:
+                card = sum(hand) - sum(old)
+                if 0 <= card <= 52 and sorted(hand) == sorted((*old, card)):
+                    h = h.plus(card)
+                    h.cards = hand
+                    self._hand = (hand, h)
+                    return h
+            elif gone is not None and n == n_old - len(gone):
+                rest = list(old)
+                try:
+                    for c in gone:
+                        rest.remove(c)
+                except ValueError:
+                    pass
+                else:
+                    if sorted(rest) == sorted(hand):
+                        h = h.minus(gone, hand)
+                        self._hand = (hand, h)
+                        return h
+        h = Hand(hand)
+        self._hand = (hand, h)
+        return h
+
+    def _facts_of(self, rules: RuleSet, melds: tuple[Meld, ...]) -> _Facts:
         facts = self._facts
         if facts is None or facts.melds is not melds or facts.rules is not rules:
             facts = _FACTS.get(id(melds))
@@ -294,15 +335,27 @@ class GreedyBot:
                     _FACTS.clear()
                 facts = _FACTS[id(melds)] = _facts(rules, melds)
             self._facts = facts
-        others: list[tuple[int, int, Meld]] = []
-        if rules.add_to_any_meld:
-            memo = self._others
-            if memo is None or memo[0] is not state.melds or memo[1] != team:
-                memo = self._others = (state.melds, team, [
-                    (t, i, m) for t in range(rules.teams) if t != team
-                    for i, m in enumerate(state.melds[t])])
-            others = memo[2]
-        return _View(state, seat, team, facts, others)
+        return facts
+
+    def _others_of(self, state: State, team: int) -> list[tuple[int, int, Meld]]:
+        """Every meld of the other sides, where anyone may add to any meld (else none)."""
+        if not state.rules.add_to_any_meld:
+            return []
+        memo = self._others
+        if memo is None or memo[0] is not state.melds or memo[1] != team:
+            memo = self._others = (state.melds, team, [
+                (t, i, m) for t in range(state.rules.teams) if t != team
+                for i, m in enumerate(state.melds[t])])
+        return memo[2]
+
+    def _view(self, state: State, seat: int, others: bool = True) -> _View:
+        """The view of ``seat``; ``others`` False leaves ``v.others`` empty for now."""
+        rules = state.rules
+        team = rules.team_of(seat)
+        facts = self._facts_of(rules, state.melds[team])
+        return _View(state, seat, team, facts,
+                     self._others_of(state, team) if others else [],
+                     self._hand_of(state.hands[seat]))
 
     # -- drawing
 
@@ -321,6 +374,18 @@ class GreedyBot:
         if rules.discard_pile == "closed" and not rules.add_to_any_meld \
                 and not self._may_use(state, seat, pile[-1]):
             return C.Draw()  # nothing could take the pile: no need for a full view
+        first = 1
+        if rules.discard_pile == "any_depth":
+            team = rules.team_of(seat)
+            if not (state.muerto_status[team] == M_TABLE
+                    or self._facts_of(rules, state.melds[team]).closable):
+                # ``keeps_after_take`` without a way to go out: a take at depth d leaves
+                # at most n + d - 1 cards, and must leave max(2, min(reserve, n + 1))
+                n_hand = len(state.hands[seat])
+                reserve = min(RESERVE, len(state.stock) // (rules.players * STOCK_TURNS))
+                first = max(1, max(2, min(reserve, n_hand + 1)) - n_hand + 1)
+                if first > len(pile):
+                    return C.Draw()  # no take could keep enough cards: no need for a view
         v = self._view(state, seat)
         # (score, depth, plan, add): the commands are built only for the few tried
         takes: list[tuple[int, int, Plan | None, tuple[int, int] | None]] = []
@@ -332,13 +397,15 @@ class GreedyBot:
         other_hooks = self._other_hooks(v) if v.others else []
         team = v.team
         n_hand = len(v.hand)
-        for depth in depths:
+        for depth in depths[first - 1:]:  # (the depths before ``first`` keep too few)
             card = pile[-depth]
             gain = len(pile) if rules.discard_pile == "closed" else depth
             size = n_hand + gain
-            for plan in plans_with(v.h, card, rules, gain >= 3, v.group_ranks):
-                if v.keeps_after_take(size - len(plan.cards)):
-                    add((3 * gain + plan.score, depth, plan, None))
+            # a plan lays 3+ cards; without a way to go out, fewer left is never better
+            if v.may_go_out or v.keeps_after_take(size - 3):
+                for plan in plans_with(v.h, card, rules, gain >= 3, v.group_ranks):
+                    if v.keeps_after_take(size - len(plan.cards)):
+                        add((3 * gain + plan.score, depth, plan, None))
             if not v.keeps_after_take(size - 1):
                 continue
             if not WILD_CAPABLE[card]:
@@ -395,8 +462,12 @@ class GreedyBot:
             -> list[tuple[int, tuple[Meld, ...], dict[int, list[int]]]]:
         """Each other side with its melds and their hooks (natural card -> indexes of the
         melds it goes onto), each side's kept while its melds do not change."""
-        return [(t, melds, _hooks_of(v.rules, melds))
-                for t, melds in enumerate(v.melds) if t != v.team]
+        memo = self._other
+        if memo is None or memo[0] is not v.melds or memo[1] != v.team:
+            memo = self._other = (v.melds, v.team, [
+                (t, melds, _hooks_of(v.rules, melds))
+                for t, melds in enumerate(v.melds) if t != v.team])
+        return memo[2]
 
     @staticmethod
     def _may_take_open(state: State, rules: RuleSet, hand: tuple[int, ...]) -> bool:
@@ -421,7 +492,7 @@ class GreedyBot:
     # -- playing
 
     def _play(self, state: State, seat: int) -> C.Command:
-        v = self._view(state, seat)
+        v = self._view(state, seat, False)  # ``_adds`` fills ``v.others`` if it needs them
         cmd = _first_accepted(state, seat, self._melds(v))
         if cmd is None:
             cmd = _first_accepted(state, seat, self._adds(v))
@@ -433,10 +504,19 @@ class GreedyBot:
     @staticmethod
     def _melds(v: _View) -> list[C.Command]:
         """New melds, biggest first (a wild counts against), that leave a playable hand."""
-        late = len(v.hand) <= 5
-        # a 3-card meld leaning on a wild is only worth it late: not even proposed before
-        plans: list[Plan] = run_plans(v.h, v.rules, True, wild_min=0 if late else 4)
-        plans += group_plans(v.h, v.rules, late, v.group_ranks)
+        n_hand = len(v.hand)
+        late = n_hand <= 5
+        if not v.may_go_out and n_hand - 3 < v.reserve:
+            # ``keeps`` lets only a natural meld of 7+ cards (a canasta to close with) go
+            if n_hand < 7:
+                return []
+            plans: list[Plan] = [p for p in run_plans(v.h, v.rules, False)
+                                 + group_plans(v.h, v.rules, False, v.group_ranks)
+                                 if len(p.cards) >= 7]
+        else:
+            # a 3-card meld leaning on a wild is only worth it late: not even proposed before
+            plans = run_plans(v.h, v.rules, True, wild_min=0 if late else 4)
+            plans += group_plans(v.h, v.rules, late, v.group_ranks)
         plans.sort(key=lambda p: (p.score, -p.wilds), reverse=True)
         out: list[C.Command] = []
         for plan in plans:
@@ -457,11 +537,15 @@ class GreedyBot:
         reloc = rules.wild_relocation
         need = v.facts.need
         own = v.own
+        # while the reserve holds, ``keeps`` lets only a play that makes a canasta go
+        locked = not v.may_go_out and n_hand - 1 < v.reserve
         if not wilds and not (masks[0] & need[0] or masks[1] & need[1] or masks[2] & need[2]
                               or masks[3] & need[3]) \
                 and not any(ranks[r] for r in v.facts.need_ranks):
             own = ()  # no card of ours fits any of our melds
         for index, m in enumerate(own):
+            if locked and m.size + n_hand < 7:
+                continue  # no add of ours makes it a canasta
             # ``extension``'s own first test, inlined: does any card of ours fit here?
             if m.kind == SEQ:
                 mask = masks[m.suit]
@@ -482,6 +566,8 @@ class GreedyBot:
                 reach = 1 if m.size < 7 <= m.size + 1 else 0
                 options.append(((1 + reach, -1, -1),
                                 C.AddToMeld(v.team, index, (h.pick_wild(m.suit),))))
+        if not locked and v.rules.add_to_any_meld:  # (foreign adds never make our canasta)
+            v.others = self._others_of(v.state, v.team)
         if v.others:
             # only the melds some card of ours hooks onto can take naturals (``extension``
             # finds cards exactly where ``hooks`` lists one); a wild may go onto any
@@ -508,16 +594,19 @@ class GreedyBot:
         options.sort(key=lambda o: o[0], reverse=True)
         return [c for _, c in options]
 
-    def _danger(self, state: State, team: int) -> set[int]:
+    @staticmethod
+    def _danger(state: State, team: int) -> set[int]:
         """Cards the next player could lay (anywhere, where anyone may add to any meld)."""
-        memo = self._feeding
-        if memo is None or memo[0] is not state.melds or memo[1] is not state.rules \
+        global _DANGER
+        rules = state.rules
+        if rules.add_to_any_meld:
+            team = -1  # the same cards for every side: shared by all the bots
+        memo = _DANGER
+        if memo is None or memo[0] is not state.melds or memo[1] is not rules \
                 or memo[2] != team:
-            rules = state.rules
-            sets = [_feeding_of(rules, ms) for t, ms in enumerate(state.melds)
-                    if t != team or rules.add_to_any_meld]
+            sets = [_feeding_of(rules, ms) for t, ms in enumerate(state.melds) if t != team]
             cards = sets[0] if len(sets) == 1 else set().union(*sets)
-            memo = self._feeding = (state.melds, state.rules, team, cards)
+            memo = _DANGER = (state.melds, rules, team, cards)
         return memo[3]
 
     @staticmethod

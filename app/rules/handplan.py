@@ -59,7 +59,47 @@ class Hand:
         self.wilds = counts[JOKER] + counts[1] + counts[14] + counts[27] + counts[40]
 
     def plus(self, card: int) -> Hand:
-        return Hand((*self.cards, card))
+        """This hand with one more card (copies the indexes rather than rebuilding them;
+        ``cards`` stays unsorted: nothing here reads its order)."""
+        h = Hand.__new__(Hand)
+        h.cards = (*self.cards, card)
+        counts = self.counts[:]
+        counts[card] += 1
+        h.counts = counts
+        if card < 52:
+            masks = self.masks[:]
+            masks[SUIT[card]] |= SLOT_BITS[card]
+            ranks = self.ranks[:]
+            ranks[RANK[card]] += 1
+            h.masks = masks
+            h.ranks = ranks
+        else:  # a joker: the indexes are never changed in place, so they may be shared
+            h.masks = self.masks
+            h.ranks = self.ranks
+        h.wilds = self.wilds + WILD_CAPABLE[card]
+        return h
+
+    def minus(self, cards: tuple[int, ...], rest: tuple[int, ...]) -> Hand:
+        """This hand without ``cards`` (which it holds): ``rest`` (copies the indexes)."""
+        h = Hand.__new__(Hand)
+        h.cards = rest
+        counts = self.counts[:]
+        masks = self.masks[:]
+        ranks = self.ranks[:]
+        wilds = self.wilds
+        for c in cards:
+            counts[c] -= 1
+            if c < 52:
+                ranks[RANK[c]] -= 1
+                if not counts[c]:
+                    masks[SUIT[c]] &= ~SLOT_BITS[c]
+            if WILD_CAPABLE[c]:
+                wilds -= 1
+        h.counts = counts
+        h.masks = masks
+        h.ranks = ranks
+        h.wilds = wilds
+        return h
 
     def pick_wild(self, suit: int = -1) -> int:
         """The wild card to spend: a joker first (it costs most if stuck in the hand),
