@@ -35,6 +35,7 @@ all of them at once, is the stricter figure the script prints beside it.)
 
 from __future__ import annotations
 
+from bisect import insort
 from collections.abc import Iterable
 from typing import NamedTuple, Protocol
 
@@ -190,6 +191,31 @@ def _feeding_of(rules: RuleSet, melds: tuple[Meld, ...]) -> set[int]:
     return memo[2]
 
 
+# For another side's melds (where anyone may add to any meld), shared likewise: the
+# ``hooks`` of the melds ``foreign_ok`` lets us add one card to (it takes no more where it
+# refuses one), and the indexes of its clean canastas (a wild of ours spoils them).
+_FOREIGN: dict[int, tuple[tuple[Meld, ...], RuleSet, dict[int, list[int]], list[int]]] = {}
+
+
+def _foreign_of(rules: RuleSet, melds: tuple[Meld, ...]) -> tuple[dict[int, list[int]],
+                                                                  list[int]]:
+    memo = _FOREIGN.get(id(melds))
+    if memo is None or memo[0] is not melds or memo[1] is not rules:
+        if len(_FOREIGN) >= 256:
+            _FOREIGN.clear()
+        ok = [m.size + 1 <= FOREIGN_MAX or (m.kind == GROUP and 0 < rules.group_max < 7)
+              or canasta_kind(m, rules) is not None for m in melds]
+        side_hooks: dict[int, list[int]] = {}
+        for c, indexes in _hooks_of(rules, melds).items():
+            kept = [i for i in indexes if ok[i]]
+            if kept:
+                side_hooks[c] = kept
+        clean = [i for i, m in enumerate(melds)
+                 if m.wild < 0 and canasta_kind(m, rules) in CLEAN_KINDS]
+        memo = _FOREIGN[id(melds)] = (melds, rules, side_hooks, clean)
+    return memo[2], memo[3]
+
+
 # _facts of a tuple of melds, shared by the bots of one side: id -> facts.
 _FACTS: dict[int, _Facts] = {}
 
@@ -200,8 +226,8 @@ _DANGER: tuple[object, RuleSet, int, set[int]] | None = None
 class _View:
     """What GreedyBot reads off the state for one decision (its own seat's view)."""
 
-    __slots__ = ("state", "rules", "hand", "h", "team", "melds", "own", "others", "kinds", "has_clean",
-                 "may_go_out", "reserve", "group_ranks", "danger", "facts")
+    __slots__ = ("state", "rules", "hand", "h", "team", "melds", "own", "others", "kinds",
+                 "has_clean", "may_go_out", "reserve", "group_ranks", "danger", "facts")
 
     def __init__(self, state: State, seat: int, team: int, facts: _Facts,
                  others: list[tuple[int, int, Meld]], h: Hand) -> None:
@@ -233,8 +259,15 @@ class _View:
 
     def keeps_after_take(self, left: int) -> bool:
         """As ``keeps``, for a take: leaving more cards than a draw would is fine."""
-        return self.leaves_playable(left) and (
-            self.may_go_out or left >= min(self.reserve, len(self.hand) + 1))
+        return left >= self.take_need()
+
+    def take_need(self) -> int:
+        """The fewest cards a take may leave: ``keeps_after_take(left)`` is
+        ``left >= take_need()`` (``leaves_playable``, and while the side cannot go out,
+        at least the reserve or one card more than now, whichever is fewer)."""
+        if self.may_go_out:
+            return 0 if self.rules.go_out_by_meld else 1
+        return max(2, min(self.reserve, len(self.hand) + 1))
 
     def closes_with(self, m: Meld, n: int, wild: bool) -> bool:
         """Would ``n`` more cards on our meld ``m`` make a canasta we may close with?"""
@@ -288,9 +321,12 @@ class GreedyBot:
 
     def choose(self, state: State, seat: int) -> C.Command:
         cmd = self._draw(state, seat) if state.phase == DRAW else self._play(state, seat)
-        kind = type(cmd)
-        self._gone = cmd.cards if kind is C.LayMeld or kind is C.AddToMeld \
-            else (cmd.card,) if kind is C.Discard else None  # type: ignore[attr-defined]
+        if isinstance(cmd, (C.LayMeld, C.AddToMeld)):
+            self._gone = cmd.cards
+        elif isinstance(cmd, C.Discard):
+            self._gone = (cmd.card,)
+        else:
+            self._gone = None
         return cmd
 
     def _hand_of(self, hand: tuple[int, ...]) -> Hand:
@@ -303,22 +339,27 @@ class GreedyBot:
                 return h
             n, n_old = len(hand), len(old)
             gone = self._gone
+            # (the engine keeps hands sorted and removes cards in place, so comparing in
+            # that order suffices; if it ever did otherwise we would just rebuild)
             if n == n_old + 1:
                 card = sum(hand) - sum(old)
-                if 0 <= card <= 52 and sorted(hand) == sorted((*old, card)):
-                    h = h.plus(card)
-                    h.cards = hand
-                    self._hand = (hand, h)
-                    return h
+                if 0 <= card <= 52:
+                    cards = list(old)
+                    insort(cards, card)
+                    if hand == tuple(cards):
+                        h = h.plus(card)
+                        h.cards = hand
+                        self._hand = (hand, h)
+                        return h
             elif gone is not None and n == n_old - len(gone):
-                rest = list(old)
+                cards = list(old)
                 try:
                     for c in gone:
-                        rest.remove(c)
+                        cards.remove(c)
                 except ValueError:
                     pass
                 else:
-                    if sorted(rest) == sorted(hand):
+                    if hand == tuple(cards):
                         h = h.minus(gone, hand)
                         self._hand = (hand, h)
                         return h
@@ -348,14 +389,12 @@ class GreedyBot:
                 for i, m in enumerate(state.melds[t])])
         return memo[2]
 
-    def _view(self, state: State, seat: int, others: bool = True) -> _View:
-        """The view of ``seat``; ``others`` False leaves ``v.others`` empty for now."""
+    def _view(self, state: State, seat: int) -> _View:
+        """The view of ``seat``, ``v.others`` left empty (filled by whoever needs it)."""
         rules = state.rules
         team = rules.team_of(seat)
         facts = self._facts_of(rules, state.melds[team])
-        return _View(state, seat, team, facts,
-                     self._others_of(state, team) if others else [],
-                     self._hand_of(state.hands[seat]))
+        return _View(state, seat, team, facts, [], self._hand_of(state.hands[seat]))
 
     # -- drawing
 
@@ -394,20 +433,22 @@ class GreedyBot:
         # a closed pile offers one card: look it up meld by meld, not in a table of hooks
         own_hooks = _hooks_of(rules, v.own) if len(depths) > 1 or WILD_CAPABLE[pile[-1]] \
             else {pile[-1]: hooks_for(v.own, pile[-1], rules)}
-        other_hooks = self._other_hooks(v) if v.others else []
+        other_hooks = self._other_hooks(v) if rules.add_to_any_meld else []
         team = v.team
         n_hand = len(v.hand)
+        need = v.take_need()  # a take is kept if it leaves at least this many cards
+        h, group_ranks = v.h, v.group_ranks
+        closed = rules.discard_pile == "closed"
         for depth in depths[first - 1:]:  # (the depths before ``first`` keep too few)
             card = pile[-depth]
-            gain = len(pile) if rules.discard_pile == "closed" else depth
+            gain = len(pile) if closed else depth
             size = n_hand + gain
-            # a plan lays 3+ cards; without a way to go out, fewer left is never better
-            if v.may_go_out or v.keeps_after_take(size - 3):
-                for plan in plans_with(v.h, card, rules, gain >= 3, v.group_ranks):
-                    if v.keeps_after_take(size - len(plan.cards)):
+            if size - 1 < need:
+                continue  # every take leaves too few cards
+            if size - 3 >= need:  # (a plan lays 3 cards or more)
+                for plan in plans_with(h, card, rules, gain >= 3, group_ranks):
+                    if size - len(plan.cards) >= need:
                         add((3 * gain + plan.score, depth, plan, None))
-            if not v.keeps_after_take(size - 1):
-                continue
             if not WILD_CAPABLE[card]:
                 for index in own_hooks.get(card, ()):
                     add((3 * gain + 1, depth, None, (team, index)))
@@ -419,7 +460,7 @@ class GreedyBot:
             for index, m in enumerate(v.own):
                 if fits(m, card, rules) and v.wild_ok(index):
                     add((3 * gain + 1, depth, None, (team, index)))
-            for side, index, m in v.others:
+            for side, index, m in self._others_of(state, team):
                 # a wild dirties their meld: fine unless it makes them a canasta
                 if fits(m, card, rules) and (
                     m.size + 1 < 7 or canasta_kind(m, rules) in CLEAN_KINDS
@@ -492,7 +533,7 @@ class GreedyBot:
     # -- playing
 
     def _play(self, state: State, seat: int) -> C.Command:
-        v = self._view(state, seat, False)  # ``_adds`` fills ``v.others`` if it needs them
+        v = self._view(state, seat)
         cmd = _first_accepted(state, seat, self._melds(v))
         if cmd is None:
             cmd = _first_accepted(state, seat, self._adds(v))
@@ -566,17 +607,24 @@ class GreedyBot:
                 reach = 1 if m.size < 7 <= m.size + 1 else 0
                 options.append(((1 + reach, -1, -1),
                                 C.AddToMeld(v.team, index, (h.pick_wild(m.suit),))))
-        if not locked and v.rules.add_to_any_meld:  # (foreign adds never make our canasta)
-            v.others = self._others_of(v.state, v.team)
-        if v.others:
+        if not locked and rules.add_to_any_meld:  # (foreign adds never make our canasta)
             # only the melds some card of ours hooks onto can take naturals (``extension``
-            # finds cards exactly where ``hooks`` lists one); a wild may go onto any
+            # finds cards exactly where ``hooks`` lists one), and only where ``foreign_ok``
+            # takes one card (it takes no more where it refuses one); a wild goes only
+            # onto a clean canasta
             distinct = set(v.hand)
-            others = {(t, i) for t, _, side_hooks in self._other_hooks(v)
-                      for c in side_hooks.keys() & distinct for i in side_hooks[c]}
+            others: set[tuple[int, int]] = set()
+            spoilable: list[tuple[int, int]] = []
+            for t, side in enumerate(v.melds):
+                if t != v.team and side:
+                    side_hooks, side_clean = _foreign_of(rules, side)
+                    for c in side_hooks.keys() & distinct:
+                        others.update([(t, i) for i in side_hooks[c]])
+                    spoilable += [(t, i) for i in side_clean]
+            spoil = wilds and spoilable and v.keeps(n_hand - 1)
+            targets = others.union(spoilable) if spoil else others
             melds = v.melds
-            for team, index in sorted(others) if not wilds else \
-                    ((t, i) for t, i, _ in v.others):
+            for team, index in sorted(targets):
                 m = melds[team][index]
                 if (team, index) in others:
                     cards = extension(m, h, rules)
@@ -586,8 +634,7 @@ class GreedyBot:
                     if cards:
                         options.append(((0, len(cards), 0),
                                         C.AddToMeld(team, index, tuple(cards))))
-                if wilds and m.wild < 0 and m.size >= 7 \
-                        and canasta_kind(m, rules) in CLEAN_KINDS and v.keeps(n_hand - 1):
+                if spoil and (team, index) in spoilable:
                     # spoil their clean canasta: 100 points, and maybe their only way to close
                     options.append(((3, 0, 0),
                                     C.AddToMeld(team, index, (h.pick_wild(m.suit),))))
