@@ -97,6 +97,15 @@ def _first_accepted(state: State, seat: int, cmds: Iterable[C.Command]) -> C.Com
     return None
 
 
+def _take_bound(h: Hand, card: int) -> int:
+    """At least the score of any take of ``card`` beyond its 3 per card taken: a plan's
+    score is at most its cards, a run's at most the suit's slots held with ``card``, a
+    group's at most the hand's cards of its rank and ``card``; an add scores 1 at most."""
+    if WILD_CAPABLE[card]:
+        return 1
+    return max(1, (h.masks[SUIT[card]] | SLOT_BITS[card]).bit_count(), h.ranks[RANK[card]] + 1)
+
+
 def _without(cards: tuple[int, ...], card: int) -> tuple[int, ...]:
     rest = list(cards)
     rest.remove(card)
@@ -426,53 +435,86 @@ class GreedyBot:
                 if first > len(pile):
                     return C.Draw()  # no take could keep enough cards: no need for a view
         v = self._view(state, seat)
-        # (score, depth, plan, add): the commands are built only for the few tried
-        takes: list[tuple[int, int, Plan | None, tuple[int, int] | None]] = []
-        add = takes.append
-        depths = range(1, len(pile) + 1) if rules.discard_pile == "any_depth" else (1,)
+        depths = range(first, len(pile) + 1) if rules.discard_pile == "any_depth" else (1,)
         # a closed pile offers one card: look it up meld by meld, not in a table of hooks
-        own_hooks = _hooks_of(rules, v.own) if len(depths) > 1 or WILD_CAPABLE[pile[-1]] \
+        own_hooks = _hooks_of(rules, v.own) \
+            if rules.discard_pile == "any_depth" and len(pile) > 1 or WILD_CAPABLE[pile[-1]] \
             else {pile[-1]: hooks_for(v.own, pile[-1], rules)}
         other_hooks = self._other_hooks(v) if rules.add_to_any_meld else []
-        team = v.team
-        n_hand = len(v.hand)
-        need = v.take_need()  # a take is kept if it leaves at least this many cards
-        h, group_ranks = v.h, v.group_ranks
+        # The best take first: each depth can score at most 3 * gain + ``_take_bound``, so
+        # going from the deepest up, a depth that cannot reach the best found so far is not
+        # looked at (on a tie the shallower depth wins: it comes first in the full list).
+        best: tuple[int, int, Plan | None, tuple[int, int] | None] | None = None
+        h = v.h
         closed = rules.discard_pile == "closed"
-        for depth in depths[first - 1:]:  # (the depths before ``first`` keep too few)
-            card = pile[-depth]
+        for depth in reversed(depths):
             gain = len(pile) if closed else depth
-            size = n_hand + gain
-            if size - 1 < need:
-                continue  # every take leaves too few cards
-            if size - 3 >= need:  # (a plan lays 3 cards or more)
-                for plan in plans_with(h, card, rules, gain >= 3, group_ranks):
-                    if size - len(plan.cards) >= need:
-                        add((3 * gain + plan.score, depth, plan, None))
-            if not WILD_CAPABLE[card]:
-                for index in own_hooks.get(card, ()):
-                    add((3 * gain + 1, depth, None, (team, index)))
-                for side, melds, side_hooks in other_hooks:
-                    for index in side_hooks.get(card, ()):
-                        if gain >= 3 or v.foreign_ok(melds[index], 1):
-                            add((3 * gain, depth, None, (side, index)))
+            if best is not None and 3 * gain + _take_bound(h, pile[-depth]) < best[0]:
                 continue
-            for index, m in enumerate(v.own):
-                if fits(m, card, rules) and v.wild_ok(index):
-                    add((3 * gain + 1, depth, None, (team, index)))
-            for side, index, m in self._others_of(state, team):
-                # a wild dirties their meld: fine unless it makes them a canasta
-                if fits(m, card, rules) and (
-                    m.size + 1 < 7 or canasta_kind(m, rules) in CLEAN_KINDS
-                ):
-                    add((3 * gain, depth, None, (side, index)))
-        if not takes:
+            top = None  # the first of this depth's takes with its best score
+            for take in self._takes_at(state, v, depth, own_hooks, other_hooks):
+                if top is None or take[0] > top[0]:
+                    top = take
+            if top is not None and (best is None or top[0] >= best[0]):
+                best = top
+        if best is None:
             return C.Draw()
+        cmd = self._take_cmd(pile, best)
+        if _accepts(state, seat, cmd):
+            return cmd
+        # refused (never seen): every take, best first, as the engine accepts them
+        takes = [t for depth in depths
+                 for t in self._takes_at(state, v, depth, own_hooks, other_hooks)]
         takes.sort(key=lambda t: -t[0])
-        cmd = _first_accepted(state, seat, (
-            C.TakeDiscard(depth, _without(plan.cards, pile[-depth])) if plan is not None
-            else C.TakeDiscard(depth, None, where) for _, depth, plan, where in takes))
-        return cmd if cmd is not None else C.Draw()
+        found = _first_accepted(state, seat, (self._take_cmd(pile, t) for t in takes))
+        return found if found is not None else C.Draw()
+
+    @staticmethod
+    def _take_cmd(pile: tuple[int, ...],
+                  take: tuple[int, int, Plan | None, tuple[int, int] | None]) -> C.Command:
+        _, depth, plan, where = take
+        if plan is not None:
+            return C.TakeDiscard(depth, _without(plan.cards, pile[-depth]))
+        return C.TakeDiscard(depth, None, where)
+
+    def _takes_at(self, state: State, v: _View, depth: int,
+                  own_hooks: dict[int, list[int]],
+                  other_hooks: list[tuple[int, tuple[Meld, ...], dict[int, list[int]]]]) \
+            -> list[tuple[int, int, Plan | None, tuple[int, int] | None]]:
+        """The takes at ``depth`` we would play: (score, depth, plan, add), in order."""
+        rules = v.rules
+        pile = state.discard
+        card = pile[-depth]
+        gain = len(pile) if rules.discard_pile == "closed" else depth
+        size = len(v.hand) + gain
+        need = v.take_need()  # a take is kept if it leaves at least this many cards
+        out: list[tuple[int, int, Plan | None, tuple[int, int] | None]] = []
+        add = out.append
+        if size - 1 < need:
+            return out  # every take leaves too few cards
+        if size - 3 >= need:  # (a plan lays 3 cards or more)
+            for plan in plans_with(v.h, card, rules, gain >= 3, v.group_ranks):
+                if size - len(plan.cards) >= need:
+                    add((3 * gain + plan.score, depth, plan, None))
+        team = v.team
+        if not WILD_CAPABLE[card]:
+            for index in own_hooks.get(card, ()):
+                add((3 * gain + 1, depth, None, (team, index)))
+            for side, melds, side_hooks in other_hooks:
+                for index in side_hooks.get(card, ()):
+                    if gain >= 3 or v.foreign_ok(melds[index], 1):
+                        add((3 * gain, depth, None, (side, index)))
+            return out
+        for index, m in enumerate(v.own):
+            if fits(m, card, rules) and v.wild_ok(index):
+                add((3 * gain + 1, depth, None, (team, index)))
+        for side, index, m in self._others_of(state, team):
+            # a wild dirties their meld: fine unless it makes them a canasta
+            if fits(m, card, rules) and (
+                m.size + 1 < 7 or canasta_kind(m, rules) in CLEAN_KINDS
+            ):
+                add((3 * gain, depth, None, (side, index)))
+        return out
 
     @staticmethod
     def _may_use(state: State, seat: int, card: int) -> bool:
