@@ -12,8 +12,10 @@ usually pays for one ``apply`` per decision. Rules of thumb, each for a reason:
 - while its side can neither take a muerto nor close (brasil has no muerto and closes
   only with a clean canasta), it keeps a reserve of cards (``RESERVE``, fewer as the
   stock runs out) instead of melding down to one card it can only draw and discard with;
-- it takes a closed or any-depth pile whenever it can play the card, the deeper the
-  better;
+- it takes a closed pile whenever it can play the card; an any-depth pile (brasil) only
+  for a take worth about four cards (``DEEP_TAKE``: 3 per card taken plus the cards laid),
+  the deeper the better, since every take is one more turn before the stock runs out
+  (fewer takes: shorter hands, at about the same strength against RandomBot);
 - a wild goes into a new meld only to bridge a gap in a run of 4+ cards, or late in the
   hand; it never goes onto a clean canasta of its own side, nor, where closing needs a
   clean canasta the side lacks, onto a clean meld of 5+ cards that could become one;
@@ -125,6 +127,10 @@ NEAR2: tuple[int, ...] = tuple(
 RESERVE = 12  # cards kept in hand while the side has no way to go out...
 FOREIGN_MAX = 3  # largest size we let another side's meld reach by our cards
 STOCK_TURNS = 1  # ...fewer once the stock holds less than RESERVE rounds of this many
+# An any-depth pile is taken only for a take scoring this much (3 per card taken, plus
+# the cards laid): each take is one more turn before the stock runs out, and a take of
+# a card or two to lay three is little better than a draw.
+DEEP_TAKE = 13
 
 
 class _Facts(NamedTuple):
@@ -434,6 +440,14 @@ class GreedyBot:
                 first = max(1, max(2, min(reserve, n_hand + 1)) - n_hand + 1)
                 if first > len(pile):
                     return C.Draw()  # no take could keep enough cards: no need for a view
+            # the depths whose takes could reach DEEP_TAKE (``_take_bound``: the hand
+            # read alone, before the whole view)
+            h = self._hand_of(state.hands[seat])
+            live = [depth for depth in range(first, len(pile) + 1)
+                    if 3 * depth + _take_bound(h, pile[-depth]) >= DEEP_TAKE]
+            if not live:
+                return C.Draw()
+            first = live[0]
         v = self._view(state, seat)
         depths = range(first, len(pile) + 1) if rules.discard_pile == "any_depth" else (1,)
         # a closed pile offers one card: look it up meld by meld, not in a table of hooks
@@ -447,15 +461,17 @@ class GreedyBot:
         best: tuple[int, int, Plan | None, tuple[int, int] | None] | None = None
         h = v.h
         closed = rules.discard_pile == "closed"
+        floor = DEEP_TAKE if rules.discard_pile == "any_depth" else 0
         for depth in reversed(depths):
             gain = len(pile) if closed else depth
-            if best is not None and 3 * gain + _take_bound(h, pile[-depth]) < best[0]:
+            bound = 3 * gain + _take_bound(h, pile[-depth])
+            if bound < floor or best is not None and bound < best[0]:
                 continue
             top = None  # the first of this depth's takes with its best score
             for take in self._takes_at(state, v, depth, own_hooks, other_hooks):
                 if top is None or take[0] > top[0]:
                     top = take
-            if top is not None and (best is None or top[0] >= best[0]):
+            if top is not None and top[0] >= floor and (best is None or top[0] >= best[0]):
                 best = top
         if best is None:
             return C.Draw()
@@ -464,7 +480,8 @@ class GreedyBot:
             return cmd
         # refused (never seen): every take, best first, as the engine accepts them
         takes = [t for depth in depths
-                 for t in self._takes_at(state, v, depth, own_hooks, other_hooks)]
+                 for t in self._takes_at(state, v, depth, own_hooks, other_hooks)
+                 if t[0] >= floor]
         takes.sort(key=lambda t: -t[0])
         found = _first_accepted(state, seat, (self._take_cmd(pile, t) for t in takes))
         return found if found is not None else C.Draw()
