@@ -179,32 +179,39 @@ class Seat:
 
     async def run(self, stats: Stats) -> None:
         async for raw in self.ws:
-            f = orjson.loads(raw)
-            typ = f["type"]
-            if typ == "event":
-                v = f["v"]
-                if v <= self.v:
-                    stats.dups += 1
-                    continue
-                if v != self.v + 1 and self.v:
-                    stats.gaps += 1
-                self.v = v
-                self.table.arrived(v)
-                if f.get("kind") == "game":
-                    self.fold(f["event"])
-            elif typ == "snapshot":
-                self.v = f["v"]
-                self.table.arrived(self.v)
-                game = f.get("game")
-                if game:
-                    self.hand = list(game["hand"] or [])
-                    self.table.phase, self.table.turn = game["phase"], game["turn"]
-            elif typ in ("ack", "error"):
-                fut = self.acks.pop(f.get("cid", ""), None)
-                if fut is not None and not fut.done():
-                    fut.set_result(f)
-                if typ == "error":
-                    stats.errors[f["code"]] += 1
+            message = orjson.loads(raw)
+            if message["type"] == "batch":  # several records of one commit
+                for f in message["frames"]:
+                    self.receive(f, stats)
+            else:
+                self.receive(message, stats)
+
+    def receive(self, f: dict[str, Any], stats: Stats) -> None:
+        typ = f["type"]
+        if typ == "event":
+            v = f["v"]
+            if v <= self.v:
+                stats.dups += 1
+                return
+            if v != self.v + 1 and self.v:
+                stats.gaps += 1
+            self.v = v
+            self.table.arrived(v)
+            if f.get("kind") == "game":
+                self.fold(f["event"])
+        elif typ == "snapshot":
+            self.v = f["v"]
+            self.table.arrived(self.v)
+            game = f.get("game")
+            if game:
+                self.hand = list(game["hand"] or [])
+                self.table.phase, self.table.turn = game["phase"], game["turn"]
+        elif typ in ("ack", "error"):
+            fut = self.acks.pop(f.get("cid", ""), None)
+            if fut is not None and not fut.done():
+                fut.set_result(f)
+            if typ == "error":
+                stats.errors[f["code"]] += 1
 
     def fold(self, e: dict[str, Any]) -> None:
         t = self.table
@@ -407,6 +414,7 @@ class EchoTable:
 
 
 async def baseline(k: int, seconds: float, redis_url: str, log_dir: Path) -> tuple[Stats, float]:
+    run_id = os.urandom(4).hex()  # fresh keys: versions start at 1 even if Redis kept old ones
     port = free_port()
     proc = start([sys.executable, "-c", BASELINE_SERVER, str(port), redis_url], dict(os.environ),
                  log_dir / "baseline.log")
@@ -416,7 +424,7 @@ async def baseline(k: int, seconds: float, redis_url: str, log_dir: Path) -> tup
                 socket.create_connection(("127.0.0.1", port), 0.2).close()
                 break
             time.sleep(0.1)
-        tables = [EchoTable(f"e{t}") for t in range(k)]
+        tables = [EchoTable(f"e{run_id}:{t}") for t in range(k)]
         readers = []
 
         async def open_sock(table: EchoTable) -> None:

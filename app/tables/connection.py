@@ -159,6 +159,12 @@ class Connection:
         except Exception:
             self.closed = True
 
+    async def _write_frames(self, frames: list[dict[str, Any]]) -> None:
+        if len(frames) == 1:
+            await self._write(frames[0])
+        elif frames:
+            await self._write({"type": "batch", "frames": frames})
+
     # -- the pump: the only writer
 
     async def _pump(self) -> None:
@@ -190,16 +196,23 @@ class Connection:
             watch = self.watches.get(payload.get("t", ""))
             if watch is None:
                 return
+            # One WebSocket message per commit: its records (a discard and the next
+            # turn's clock, say) go out together as a "batch" when there are several.
+            frames: list[dict[str, Any]] = []
             for record in payload.get("records", []):
                 v = record["v"]
                 if v <= watch.last_v:
                     continue  # already seen (a resync or a snapshot covered it)
-                if v > watch.last_v + 1 and not await self._fill_gap(watch, v - 1):
-                    return
+                if v > watch.last_v + 1:
+                    await self._write_frames(frames)
+                    frames = []
+                    if not await self._fill_gap(watch, v - 1):
+                        return
                 if v <= watch.last_v:
                     continue
-                await self._write(watch.frame(record))
+                frames.append(watch.frame(record))
                 watch.last_v = v
+            await self._write_frames(frames)
             await self._count_presence(watch)
             return
         if channel.startswith("chat:") and not await self._may_see(payload):

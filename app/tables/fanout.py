@@ -177,7 +177,8 @@ class TableWatch:
 def snapshot_frame(table_id: str, v: int, meta: TableMeta, state: Any, seat: int | None,
                    ) -> dict[str, Any]:
     return {
-        "type": "snapshot", "table": table_id, "v": v, "meta": meta.public(), "seat": seat,
+        "type": "snapshot", "table": table_id, "v": v,
+        "meta": meta.public_with_clock(), "seat": seat,
         "game": view_for(state, seat) if state is not None else None,
     }
 

@@ -55,7 +55,10 @@ class TableMeta(BaseModel):
     started_at: float | None = None
     game_id: str | None = None
     hands: list[HandFairness] = Field(default_factory=list)
-    turn_deadline: float | None = None
+    # The turn clock is not part of the saved or public meta (a move would rewrite the
+    # whole meta for it): commits keep it in the table hash's "clock" field,
+    # TableService.load puts it here, and snapshots show it (clock records tell the rest).
+    turn_deadline: float | None = Field(default=None, exclude=True)
     bots_after: float | None = None  # quick play: fill empty seats with bots at this time
     close_reason: str | None = None
 
@@ -93,6 +96,12 @@ class TableMeta(BaseModel):
         ]
         data["overrides"] = dict(self.overrides)
         data["free_seats"] = len(self.free_seats())
+        return data
+
+    def public_with_clock(self) -> dict[str, Any]:
+        """``public()`` and the turn clock, for a meta fresh from ``TableService.load``."""
+        data = self.public()
+        data["turn_deadline"] = self.turn_deadline if self.status == "playing" else None
         return data
 
     def summary(self) -> dict[str, Any]:

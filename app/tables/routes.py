@@ -89,7 +89,7 @@ async def list_tables(
 
 @router.get("/tables/{table_id}")
 async def get_table(table_id: str, user: CurrentUser, svc: TablesDep) -> dict[str, Any]:
-    return (await _visible(svc, table_id, user)).public()
+    return (await _visible(svc, table_id, user)).public_with_clock()
 
 
 @router.post("/tables/{table_id}/sit")

@@ -63,6 +63,7 @@ class Change:
     # Deadlines added in the same round trip as the commit (a stray one left by a refused
     # commit is harmless: a timer checks that it is still the table's before acting).
     timers: list[tuple[str, float]] = field(default_factory=list)
+    clock: float | None = None  # a new turn clock's deadline (kept beside the meta)
 
 
 Decider = Callable[[int, TableMeta, State | None], Change]
@@ -106,6 +107,7 @@ class TableService:
         if loaded.seen is not None:
             raise Duplicate(loaded.seen)
         meta = TableMeta.model_validate_json(loaded.meta)
+        meta.turn_deadline = loaded.clock
         state = state_from_dict(orjson.loads(loaded.state)) if loaded.state else None
         self.cache.put(table_id, loaded.v, meta, state)
         return loaded.v, meta, state
@@ -145,7 +147,7 @@ class TableService:
                     table_id, v, change.records,
                     meta=change.meta.model_dump_json().encode() if change.meta else None,
                     state=orjson.dumps(state_to_dict(change.state)) if change.state else None,
-                    cid=cid, timers=change.timers,
+                    cid=cid, timers=change.timers, clock=change.clock,
                 )
             except Conflict:
                 newer = self.cache.get(table_id)  # other records may have advanced it already
@@ -203,8 +205,9 @@ class TableService:
             except RuleViolation as exc:
                 raise rule_error(exc) from None
             touched = meta.seats[seat].timeouts != 0  # type: ignore[union-attr]
-            meta = meta.edit()
-            meta.seats[seat].timeouts = 0  # type: ignore[union-attr]
+            if touched:
+                meta = meta.edit()
+                meta.seats[seat].timeouts = 0  # type: ignore[union-attr]
             return self.game_change(meta, state, events, new_state, touched)
 
         # Command ids are the client's own: two players may both send "c1", so the
@@ -218,18 +221,20 @@ class TableService:
         touched: bool = True,
     ) -> Change:
         """Records for engine events, plus what follows: fairness reveals, the next deal,
-        the end of the game, the turn clock, the follow-up timers. ``meta`` is the
-        caller's own copy (``TableMeta.edit``); ``touched`` says whether the caller
-        changed it (if nothing here does either, the commit leaves the meta alone)."""
-        change = Change(meta=meta, state=state)
-        change.records = game_records(events)
+        the end of the game, the turn clock, the follow-up timers. ``touched`` says
+        whether the caller changed ``meta`` (then it is the caller's own copy, from
+        ``TableMeta.edit``); if nothing here changes it either, the commit leaves the
+        meta alone: an ordinary move writes only the state and the clock."""
         ended = next((e for e in events if isinstance(e, HandEnded)), None)
+        if ended is not None and not touched:
+            meta, touched = meta.edit(), True  # the hand's end changes the meta
+        change = Change(meta=meta if touched else None, state=state)
+        change.records = game_records(events)
         if ended is not None:
             meta.hands = [h.model_copy(update={"revealed": True}) for h in meta.hands]
             change.records.append(table_record("hand_revealed", meta))
             if ended.match_over:
                 meta.status = "finished"
-                meta.turn_deadline = None
                 change.records.append(table_record("game_over", meta))
                 change.state = state
                 change.after.append(lambda v: self.finish(meta.id))
@@ -242,8 +247,6 @@ class TableService:
             self._start_clock(meta, state, change)
         else:  # the same turn goes on: its clock stands; a bot on turn plays on
             change.after.append(lambda v: self._schedule_bot(meta, state, v))
-            if not touched and ended is None:
-                change.meta = None  # unchanged: not written, not published
         return change
 
     def _deal_next(self, meta: TableMeta, state: State, change: Change) -> State:
@@ -264,12 +267,13 @@ class TableService:
         return self.settings.turbo_turn_seconds if meta.turbo else self.settings.turn_seconds
 
     def _start_clock(self, meta: TableMeta, state: State, change: Change) -> None:
-        """A new turn clock. Its timer is keyed by the deadline itself, which stays the
-        table's until the turn passes, so moves within the turn need no new timer."""
+        """A new turn clock. Its timer names the turn (hand number and turns ended), which
+        stays the table's until the turn passes, so moves within the turn need no new
+        timer, and the meta need not change."""
         deadline = time.time() + self._turn_seconds(meta)
-        meta.turn_deadline = deadline
+        change.clock = deadline
         change.records.append({"k": "c", "seat": state.turn, "deadline": deadline})
-        change.timers.append((turn_timer(meta.id, deadline), deadline))
+        change.timers.append((turn_timer(meta.id, state, deadline), deadline))
         change.after.append(lambda v: self._schedule_bot(meta, state, v))
 
     async def _schedule_bot(self, meta: TableMeta, state: State, v: int) -> None:
@@ -317,10 +321,15 @@ class TableService:
             if exc.status != 404:
                 log.info("timer %s: %s", member, exc.code)
 
-    async def _timeout(self, table_id: str, deadline: str) -> None:
+    async def _timeout(self, table_id: str, arg: str) -> None:
+        try:
+            hand_no, turns = (int(x) for x in arg.split(":")[:2])
+        except ValueError:
+            return  # not a turn clock this version wrote
+
         def decide(v: int, meta: TableMeta, state: State | None) -> Change:
-            if meta.status != "playing" or state is None or meta.turn_deadline is None \
-                    or turn_timer(table_id, meta.turn_deadline) != turn_timer(table_id, deadline):
+            if meta.status != "playing" or state is None or state.phase not in (DRAW, PLAY) \
+                    or (state.hand_no, state.turns) != (hand_no, turns):
                 return Change()  # not this turn's clock any more
             seat = state.turn
             events, new = timeout_move(state, seat)
@@ -345,7 +354,7 @@ class TableService:
                 return Change()
             command = GreedyBot().choose(state, state.turn)
             events, new = apply(state, state.turn, command)
-            return self.game_change(meta.edit(), state, events, new, touched=False)
+            return self.game_change(meta, state, events, new, touched=False)
 
         await self.mutate(table_id, decide)
 
@@ -528,6 +537,7 @@ def timeout_move(state: State, seat: int) -> tuple[list[Event], State]:
     raise RuntimeError("no legal discard")  # the engine's no-stranding rule forbids this
 
 
-def turn_timer(table_id: str, deadline: float | str) -> str:
-    """The member of a turn clock in the timers set: the table and its deadline."""
-    return f"turn|{table_id}|{float(deadline)!r}"
+def turn_timer(table_id: str, state: State, deadline: float) -> str:
+    """The member of a turn clock in the timers set: the table, the turn it times (hand
+    number and turns ended in that hand) and its deadline."""
+    return f"turn|{table_id}|{state.hand_no}:{state.turns}:{deadline!r}"

@@ -45,6 +45,7 @@ end
 redis.call('HSET', KEYS[1], 'v', v)
 if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'meta', ARGV[3]) end
 if ARGV[4] ~= '' then redis.call('HSET', KEYS[1], 'state', ARGV[4]) end
+if ARGV[9 + n] ~= '' then redis.call('HSET', KEYS[1], 'clock', ARGV[9 + n]) end
 if ARGV[5] ~= '' then
   redis.call('HSET', KEYS[4], ARGV[5], v)
   redis.call('EXPIRE', KEYS[4], 86400)
@@ -90,6 +91,7 @@ class Loaded:
     meta: bytes | None
     state: bytes | None
     seen: int | None = None  # the version a repeated command id produced
+    clock: float | None = None  # the turn clock's deadline, if one was ever started
 
 
 class Conflict(Exception):
@@ -113,15 +115,16 @@ class TableStore:
         """The table's version, meta and state (and, for a command id, the version it
         produced if it was seen before) in one round trip."""
         async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.hmget(k_hash(table_id), ["v", "meta", "state"])
+            pipe.hmget(k_hash(table_id), ["v", "meta", "state", "clock"])
             if cid:
                 pipe.hget(k_cids(table_id), cid)
             replies = await pipe.execute()
-        v, meta, state = replies[0]
+        v, meta, state, clock = replies[0]
         if v is None:
             return None
         seen = int(replies[1]) if cid and replies[1] is not None else None
-        return Loaded(int(v), _bytes(meta), _bytes(state), seen)
+        return Loaded(int(v), _bytes(meta), _bytes(state), seen,
+                      float(clock) if clock is not None else None)
 
     async def commit(
         self,
@@ -132,16 +135,18 @@ class TableStore:
         state: bytes | None = None,
         cid: str = "",
         timers: list[tuple[str, float]] | None = None,
+        clock: float | None = None,
     ) -> int:
         """Append ``records`` (their ``v`` already set to expected_v+1...) atomically.
         Returns the new version; raises Conflict or Duplicate. ``timers`` (member,
         deadline) go into the timers set in the same round trip, whether the commit
-        succeeds or not: a timer checks that it is still the table's when it fires."""
+        succeeds or not: a timer checks that it is still the table's when it fires.
+        ``clock``: a new turn clock's deadline, kept in the table hash for snapshots."""
         encoded = [orjson.dumps(r) for r in records]
         payload = orjson.dumps({"t": table_id, "records": records})
         args: list[Any] = [
             expected_v, len(records), meta or b"", state or b"", cid, STREAM_MAXLEN, payload,
-            *encoded, table_id,
+            *encoded, table_id, repr(clock) if clock is not None else "",
         ]
         keys = [k_hash(table_id), k_stream(table_id), k_log(table_id), k_cids(table_id)]
         if timers:

@@ -80,6 +80,15 @@ export class GameSocket {
     } catch {
       return;
     }
+    if (frame.type === "batch" && Array.isArray(frame.frames)) {
+      // several records of one commit in one message: handled one by one, in order
+      frame.frames.forEach((inner: Frame) => this.dispatch(inner));
+      return;
+    }
+    this.dispatch(frame);
+  }
+
+  private dispatch(frame: Frame): void {
     if (frame.type === "pong" && typeof frame.t === "number") {
       this.clockOffset = frame.t - Date.now() / 1000;
     }

@@ -234,9 +234,12 @@ class Player:
     async def _read(self, ws: ClientConnection) -> None:
         try:
             async for raw in ws:
-                frame = orjson.loads(raw)
-                self.frames.append(frame)
-                self._fold(frame)
+                message = orjson.loads(raw)
+                # a "batch" carries several records of one commit, in order
+                for frame in message["frames"] if message.get("type") == "batch" \
+                        else (message,):
+                    self.frames.append(frame)
+                    self._fold(frame)
                 self.changed.set()
         except websockets.ConnectionClosed:
             pass

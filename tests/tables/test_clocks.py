@@ -140,3 +140,41 @@ async def test_clock_keeps_running_when_another_seat_leaves(fast_server: Server)
     finally:
         await p0.aclose()
         await p1.aclose()
+
+
+async def test_a_snapshot_and_the_table_show_the_running_turn_clock(servers: list[Server],
+                                                                     ) -> None:
+    """The turn clock lives beside the meta (a move does not rewrite the meta): a viewer
+    arriving mid-game, on either process, gets the deadline of the last clock record."""
+    tid, people = await seat_players(servers, "cerrado", 2, SHORT_2P)
+    rng = random.Random(3)
+    spectator = await Player.guest(servers[1].base)
+    try:
+        for _ in range(3):  # three whole turns: each discard starts a new clock
+            start = people[0].tables[tid].v
+            while True:
+                on_turn = next(p for p in people if p.tables[tid].my_turn())
+                ack = await on_turn.play_turn_step(tid, rng)
+                assert ack is None or ack["type"] == "ack", ack
+                clocks = [f for f in people[0].frames if f["type"] == "event"
+                          and f.get("table") == tid and f["kind"] == "clock"
+                          and f["v"] > start]
+                if clocks:
+                    break
+        await people[0].until(lambda: people[0].tables[tid].v == people[1].tables[tid].v)
+        clocks = [f for f in people[0].frames if f["type"] == "event" and f.get("table") == tid
+                  and f["kind"] == "clock"]
+        last = clocks[-1]["event"]["deadline"]
+        assert len({c["event"]["deadline"] for c in clocks}) == len(clocks) >= 4
+        await spectator.connect(servers[1].ws_url)
+        snapshot = await spectator.watch(tid)
+        assert snapshot["type"] == "snapshot"
+        assert snapshot["meta"]["turn_deadline"] == last
+        r = await spectator.http.get(f"/api/tables/{tid}")
+        assert r.status_code == 200 and r.json()["turn_deadline"] == last
+        # table records never carry a clock that could be stale
+        assert all("turn_deadline" not in f["event"]["meta"] for f in people[0].frames
+                   if f["type"] == "event" and f.get("kind") == "table")
+    finally:
+        for p in (*people, spectator):
+            await p.aclose()
