@@ -12,6 +12,8 @@ from app.economy.deps import NotifierDep
 from app.economy.notify import Outbox
 from app.social import chat, notifications
 from app.social.schemas import ChatIn, ChatOut, NotificationOut, NotificationsOut
+from app.tables.lobby import visible_table
+from app.tables.routes import TablesDep
 
 router = APIRouter(prefix="/api", tags=["social"], responses=ERROR_RESPONSES)
 TableId = Annotated[str, Path(pattern=r"^[A-Za-z0-9_-]{1,32}$")]
@@ -77,17 +79,23 @@ async def lobby_say(
     return await _post(None, body, user, db, redis, notifier)
 
 
+# A table's chat is for those who may watch the table: anyone at a public table, the
+# players and the invited at a private one (the table socket relays it the same way).
+
+
 @router.get("/chat/tables/{table_id}", response_model=list[ChatOut])
 async def table_history(
-    table_id: TableId, user: CurrentUser, db: DbDep, after_id: AfterId = None,
+    table_id: TableId, user: CurrentUser, db: DbDep, svc: TablesDep, after_id: AfterId = None,
     limit: Limit = 50,
 ) -> list[dict[str, Any]]:
+    await visible_table(svc, table_id, user.id)
     return await chat.history(db, user.id, table_id, after_id, limit)
 
 
 @router.post("/chat/tables/{table_id}", response_model=ChatOut, status_code=201)
 async def table_say(
     table_id: TableId, body: ChatIn, user: CurrentUser, db: DbDep, redis: RedisDep,
-    notifier: NotifierDep,
+    notifier: NotifierDep, svc: TablesDep,
 ) -> dict[str, Any]:
+    await visible_table(svc, table_id, user.id)
     return await _post(table_id, body, user, db, redis, notifier)

@@ -22,6 +22,15 @@ BOT_NAMES = ("Ana", "Luis", "Marta", "Jorge", "Lucía", "Pablo", "Sara", "Diego"
 QUICK_NAME = "¡Juega ya!"
 
 
+async def visible_table(svc: TableService, table_id: str, user_id: int) -> TableMeta:
+    """The table as this user may see it (its players, and for a private table the
+    invited), else ``table_not_found``: a private table is not even confirmed to exist."""
+    _, meta, _ = await svc.load(table_id)
+    if not meta.may_watch(user_id):
+        raise AppError("table_not_found", "There is no such table.", 404)
+    return meta
+
+
 def bot_seat(i: int) -> Seat:
     return Seat(user_id=None, name=f"Bot {BOT_NAMES[i % len(BOT_NAMES)]}", bot=True)
 

@@ -54,13 +54,6 @@ def display_name(user: User) -> str:
     return user.nickname or user.username or f"#{user.id}"
 
 
-async def _visible(svc: TableService, table_id: str, user: User) -> TableMeta:
-    _, meta, _ = await svc.load(table_id)
-    if not meta.may_watch(user.id):
-        raise AppError("table_not_found", "There is no such table.", 404)
-    return meta
-
-
 @router.post("/tables", status_code=status.HTTP_201_CREATED)
 async def create_table(body: CreateTableIn, user: CurrentUser, svc: TablesDep) -> dict[str, Any]:
     meta = await lobby.create_table(svc, user.id, display_name(user), body)
@@ -89,7 +82,7 @@ async def list_tables(
 
 @router.get("/tables/{table_id}")
 async def get_table(table_id: str, user: CurrentUser, svc: TablesDep) -> dict[str, Any]:
-    return (await _visible(svc, table_id, user)).public_with_clock()
+    return (await lobby.visible_table(svc, table_id, user.id)).public_with_clock()
 
 
 @router.post("/tables/{table_id}/sit")

@@ -9,6 +9,8 @@ import httpx
 from fastapi import FastAPI
 
 from app.social import presence
+from app.tables.lobby import build_meta
+from app.tables.schemas import CreateTableIn
 from tests.economy.helpers import Listener, client_for, new_users
 
 Clients = Callable[[], httpx.AsyncClient]
@@ -77,14 +79,23 @@ async def test_block_hides_everything_both_ways(app: FastAPI, make_client: Clien
     assert [m["text"] for m in (await ca.get("/api/chat/lobby")).json()] == ["hola"]
 
 
+async def open_table(app: FastAPI, host: int, private: bool) -> str:
+    """A table straight through the table service (a private table costs a credit and a
+    level through the API; what is tested here is who may use its chat)."""
+    meta = build_meta(host, f"P{host}", CreateTableIn(name="chat", private=private))
+    await app.state.tables.create(meta)
+    return meta.id
+
+
 async def test_chat_limits_and_live_publish(app: FastAPI, make_client: Clients) -> None:
     (a,) = await new_users(app.state.sessionmaker, 1)
     ca = await client_for(app, make_client, a)
-    async with Listener(app.state.redis, "chat:lobby", "chat:table:t1") as live:
-        ok = await ca.post("/api/chat/tables/t1", json={"text": "  buena\nmano  "})
+    t1 = await open_table(app, a, private=False)
+    async with Listener(app.state.redis, "chat:lobby", f"chat:table:{t1}") as live:
+        ok = await ca.post(f"/api/chat/tables/{t1}", json={"text": "  buena\nmano  "})
         assert ok.status_code == 201 and ok.json()["text"] == "buena mano"
         pushed = await live.drain()
-    assert pushed[0]["via"] == "chat:table:t1" and pushed[0]["text"] == "buena mano"
+    assert pushed[0]["via"] == f"chat:table:{t1}" and pushed[0]["text"] == "buena mano"
     long = await ca.post("/api/chat/lobby", json={"text": "x" * 301})
     assert long.json()["error"]["code"] == "message_too_long"
     blank = await ca.post("/api/chat/lobby", json={"text": "   "})
@@ -93,9 +104,40 @@ async def test_chat_limits_and_live_publish(app: FastAPI, make_client: Clients) 
     codes = [(await ca.post("/api/chat/lobby", json={"text": f"m{i}"})).status_code
              for i in range(6)]
     assert codes.count(429) >= 2
-    assert [m["text"] for m in (await ca.get("/api/chat/tables/t1")).json()] == ["buena mano"]
+    assert [m["text"] for m in (await ca.get(f"/api/chat/tables/{t1}")).json()] == ["buena mano"]
     bad = await ca.get("/api/chat/tables/no%20spaces")
     assert bad.status_code == 422
+
+
+async def test_table_chat_is_for_those_who_may_watch_the_table(
+    app: FastAPI, make_client: Clients,
+) -> None:
+    host, invited, stranger = await new_users(app.state.sessionmaker, 3)
+    ch, ci, cs = [await client_for(app, make_client, u) for u in (host, invited, stranger)]
+    private = await open_table(app, host, private=True)
+    public = await open_table(app, host, private=False)
+    me = (await ci.get("/api/me")).json()
+    assert (await ch.post(f"/api/tables/{private}/invite",
+                          json={"usernames": [me["username"]]})).status_code == 200
+    assert (await ch.post(f"/api/chat/tables/{private}", json={"text": "solo amigos"})
+            ).status_code == 201
+    assert (await ci.post(f"/api/chat/tables/{private}", json={"text": "hola"})
+            ).status_code == 201
+    assert [m["text"] for m in (await ci.get(f"/api/chat/tables/{private}")).json()] == \
+        ["solo amigos", "hola"]
+    async with Listener(app.state.redis, f"chat:table:{private}") as live:
+        for r in (await cs.get(f"/api/chat/tables/{private}"),
+                  await cs.post(f"/api/chat/tables/{private}", json={"text": "espío"}),
+                  await cs.get("/api/chat/tables/nosuchtable"),
+                  await cs.post("/api/chat/tables/nosuchtable", json={"text": "x"})):
+            assert r.status_code == 404 and r.json()["error"]["code"] == "table_not_found"
+        assert await live.drain() == []
+    assert [m["text"] for m in (await ch.get(f"/api/chat/tables/{private}")).json()] == \
+        ["solo amigos", "hola"]
+    # a public table's chat is open to anyone who may watch the game
+    assert (await cs.post(f"/api/chat/tables/{public}", json={"text": "suerte"})
+            ).status_code == 201
+    assert [m["text"] for m in (await ch.get(f"/api/chat/tables/{public}")).json()] == ["suerte"]
 
 
 async def test_notifications_read_one_and_all(app: FastAPI, make_client: Clients) -> None:
