@@ -72,6 +72,9 @@ class Settings(BaseSettings):
     # Bots wait this long before each move so they feel human (0 in tests).
     bot_delay_seconds: float = Field(default=0.8, ge=0, le=10)
     disconnect_grace_seconds: int = Field(default=60, ge=0)
+    # A server process that has not renewed its heartbeat for this long is taken for
+    # dead: another process drops the sockets it counted, so its players' grace clocks run.
+    process_dead_after_seconds: float = Field(default=10, ge=1, le=300)
 
     # Economy.
     starting_coins: int = Field(default=50_000, ge=0)

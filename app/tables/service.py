@@ -94,6 +94,7 @@ class TableService:
         self.archive_game = archive
         self.bot_delay = bot_delay
         self.kick: Callable[[str, float], None] | None = None  # wakes the timer loop
+        self.proc_id = secrets.token_hex(8)  # this process, for its socket counts
         self.cache = TableCache()
 
     # ---------------------------------------------------------------- loading
@@ -394,15 +395,42 @@ class TableService:
         """A seated player's socket came or went (each socket counts once, whatever the
         table's status): the grace clock stops, or starts when the last one went while
         the game is being played."""
-        count = await self.store.connection_delta(table_id, user_id, 1 if connected else -1)
-        member = f"grace|{table_id}|{user_id}"
+        count = await self.store.connection_delta(table_id, user_id, 1 if connected else -1,
+                                                  self.proc_id)
         if connected:
-            await self.store.cancel_timer(member)
+            await self.store.cancel_timer(f"grace|{table_id}|{user_id}")
         elif count <= 0 and playing:
-            at = time.time() + self.settings.disconnect_grace_seconds
-            await self.store.add_timer(member, at)
-            if self.kick:
-                self.kick(member, at)
+            await self._start_grace(table_id, user_id)
+
+    async def _start_grace(self, table_id: str, user_id: int) -> None:
+        member = f"grace|{table_id}|{user_id}"
+        at = time.time() + self.settings.disconnect_grace_seconds
+        await self.store.add_timer(member, at)
+        if self.kick:
+            self.kick(member, at)
+
+    async def sweep_dead_processes(self) -> int:
+        """Processes that stopped renewing their heartbeat died without closing their
+        sockets: forget those sockets, and start the grace clock of every player they
+        left with none (as if each had closed the page). Returns how many were swept."""
+        dead_after = self.settings.process_dead_after_seconds
+        swept = 0
+        for proc in await self.store.dead_processes(time.time() - dead_after):
+            if proc == self.proc_id or not await self.store.claim_dead(proc):
+                continue
+            swept += 1
+            for table_id, user_id, left in await self.store.drop_process(proc):
+                if left > 0:
+                    continue
+                try:
+                    _, meta, _ = await self.load(table_id)
+                except AppError:
+                    continue
+                if meta.status == "playing" and meta.seat_of(user_id) is not None:
+                    log.info("process %s died: grace clock of user %s on %s", proc,
+                             user_id, table_id)
+                    await self._start_grace(table_id, user_id)
+        return swept
 
     # ---------------------------------------------------------------- start, end
 

@@ -26,6 +26,7 @@ TABLE_TTL_SECONDS = 6 * 3600  # a finished or closed table lingers this long
 LOBBY_KEY = "lobby:tables"  # public tables waiting for players
 PLAYING_KEY = "lobby:playing"  # public games in progress, for spectators
 TIMERS_KEY = "timers"
+PROCS_KEY = "procs"  # server process id -> its last heartbeat (a sorted set)
 LOBBY_CHANNEL = "lobby"
 
 COMMIT_LUA = """
@@ -75,6 +76,11 @@ def k_cids(table_id: str) -> str:
 
 def k_conns(table_id: str) -> str:
     return f"{{t:{table_id}}}:conns"
+
+
+def k_proc_seats(proc: str) -> str:
+    """The (table, user) pairs a server process counts sockets for: swept if it dies."""
+    return f"proc:{proc}:seats"
 
 
 def table_channel(table_id: str) -> str:
@@ -237,12 +243,57 @@ class TableStore:
         """Atomically take a due timer: only one process gets 1 back from ZREM."""
         return bool(await self.redis.zrem(TIMERS_KEY, member))
 
-    async def connection_delta(self, table_id: str, user_id: int, delta: int) -> int:
-        return int(await self.redis.hincrby(k_conns(table_id), str(user_id), delta))
+    # -- sockets per seated player, counted per server process
+
+    async def connection_delta(self, table_id: str, user_id: int, delta: int,
+                               proc: str) -> int:
+        """One more (or one less) socket of this player at this table on process
+        ``proc``; returns the player's sockets at the table over every process."""
+        field = f"{user_id}@{proc}"
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.hincrby(k_conns(table_id), field, delta)
+            pipe.hgetall(k_conns(table_id))
+            if delta > 0:
+                pipe.sadd(k_proc_seats(proc), f"{table_id}|{user_id}")
+            replies = await pipe.execute()
+        if delta < 0 and int(replies[0]) <= 0:  # none left here: nothing to sweep
+            async with self.redis.pipeline(transaction=False) as pipe:
+                pipe.hdel(k_conns(table_id), field)
+                pipe.srem(k_proc_seats(proc), f"{table_id}|{user_id}")
+                await pipe.execute()
+        return _sockets_of(replies[1], user_id)
 
     async def connections(self, table_id: str, user_id: int) -> int:
-        value = await self.redis.hget(k_conns(table_id), str(user_id))
-        return int(value or 0)
+        return _sockets_of(await self.redis.hgetall(k_conns(table_id)), user_id)
+
+    async def heartbeat(self, proc: str, now: float) -> None:
+        await self.redis.zadd(PROCS_KEY, {proc: now})
+
+    async def dead_processes(self, before: float) -> list[str]:
+        return [_str(p) for p in await self.redis.zrangebyscore(PROCS_KEY, "-inf", before)]
+
+    async def claim_dead(self, proc: str) -> bool:
+        """Take a dead process's sweep: only one process gets 1 back from ZREM."""
+        return bool(await self.redis.zrem(PROCS_KEY, proc))
+
+    async def drop_process(self, proc: str) -> list[tuple[str, int, int]]:
+        """Forget every socket a dead process counted: (table, user, that player's sockets
+        left at the table on the live processes) for each player it counted."""
+        left = []
+        for member in await self.redis.smembers(k_proc_seats(proc)):
+            table_id, _, user = _str(member).rpartition("|")
+            async with self.redis.pipeline(transaction=False) as pipe:
+                pipe.hdel(k_conns(table_id), f"{user}@{proc}")
+                pipe.hgetall(k_conns(table_id))
+                replies = await pipe.execute()
+            left.append((table_id, int(user), _sockets_of(replies[1], int(user))))
+        await self.redis.delete(k_proc_seats(proc))
+        return left
+
+
+def _sockets_of(counts: dict[Any, Any], user_id: int) -> int:
+    prefix = f"{user_id}@"
+    return sum(max(0, int(n)) for field, n in counts.items() if _str(field).startswith(prefix))
 
 
 def _bytes(value: Any) -> bytes | None:

@@ -24,6 +24,7 @@ class TimerLoop:
         self.task: asyncio.Task[None] | None = None
         self.running: set[asyncio.Task[None]] = set()
         self.stopping = False
+        self.next_beat = 0.0
         svc.kick = self.kick
 
     def kick(self, member: str, at: float) -> None:
@@ -36,7 +37,19 @@ class TimerLoop:
             loop.call_later(delay, self.wake.set)
 
     async def start(self) -> None:
+        await self.beat()  # before any socket of ours is counted
         self.task = asyncio.create_task(self._run(), name="timers")
+
+    async def beat(self) -> None:
+        """Renew this process's heartbeat (a few times per dead-after period) and sweep the
+        processes that stopped renewing theirs."""
+        now = time.time()
+        if now < self.next_beat:
+            return
+        dead_after = self.svc.settings.process_dead_after_seconds
+        self.next_beat = now + dead_after / 4
+        await self.svc.store.heartbeat(self.svc.proc_id, now)
+        await self.svc.sweep_dead_processes()
 
     async def stop(self) -> None:
         # A flag as well as a cancel: on Python 3.11 wait_for can swallow a cancellation
@@ -56,6 +69,7 @@ class TimerLoop:
     async def _run(self) -> None:
         while not self.stopping:
             try:
+                await self.beat()
                 await self.tick()
             except asyncio.CancelledError:
                 raise

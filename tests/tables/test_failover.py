@@ -88,3 +88,46 @@ async def test_sigkill_one_process_mid_game(pg_url: str, own_redis: str,
         a.stop()
         b.stop()
         redis_sync.close()
+
+
+async def test_a_killed_process_s_players_get_the_grace_period(pg_url: str, own_redis: str,
+                                                                tmp_path: Path) -> None:
+    """SIGKILL leaves no goodbye: the surviving process notices the dead one's heartbeat
+    stop, forgets its sockets and starts the grace clock of each player it left with no
+    socket, so a player who never comes back is replaced by a bot after the grace period
+    (turn clocks here are far too long to be the cause). A player who had a second tab
+    on the surviving process keeps the seat."""
+    settings = {**LONG, "disconnect_grace_seconds": 2, "process_dead_after_seconds": 2}
+    a, b = start_servers(2, pg_url, own_redis, tmp_path, **settings)
+    redis_sync = redis.Redis.from_url(own_redis)
+    people: list[Player] = []
+    second_tab: Player | None = None
+    try:
+        # seats 0 and 2 on a, seats 1 and 3 on b (seat_players alternates servers)
+        tid, people = await seat_players([a, b], "cerrado", 4, SHORT_4P)
+        second_tab = people[3].tab()
+        await second_tab.connect(a.ws_url)
+        await second_tab.watch(tid)
+        await asyncio.sleep(0.5)  # the second tab is counted
+        b.kill()
+        watcher = people[0]
+
+        def abandoned() -> set[int]:
+            meta = watcher.tables[tid].meta
+            return {i for i, s in enumerate(meta["seats"]) if s and s.get("abandoned")}
+
+        await watcher.until(lambda: 1 in abandoned(), timeout=20)
+        assert abandoned() == {1}, abandoned()
+        await asyncio.sleep(3)  # past another grace period: seat 3 still has a socket
+        assert abandoned() == {1}, abandoned()
+        seats = watcher.tables[tid].meta["seats"]
+        assert seats[1]["timeouts"] == 0  # the grace period, not the turn clock
+        no_crash(a)
+    finally:
+        if second_tab is not None:
+            await second_tab.disconnect()
+        for p in people:
+            await p.aclose()
+        a.stop()
+        b.stop()
+        redis_sync.close()
