@@ -99,13 +99,53 @@ def _first_accepted(state: State, seat: int, cmds: Iterable[C.Command]) -> C.Com
     return None
 
 
-def _take_bound(h: Hand, card: int) -> int:
-    """At least the score of any take of ``card`` beyond its 3 per card taken: a plan's
-    score is at most its cards, a run's at most the suit's slots held with ``card``, a
-    group's at most the hand's cards of its rank and ``card``; an add scores 1 at most."""
-    if WILD_CAPABLE[card]:
-        return 1
-    return max(1, (h.masks[SUIT[card]] | SLOT_BITS[card]).bit_count(), h.ranks[RANK[card]] + 1)
+def _plan_bound(h: Hand, card: int, rules: RuleSet, use_wild: bool) -> int:
+    """At least the best score of ``plans_with(h, card, rules, use_wild)`` (-1: none).
+    A run holding ``card`` scores its length, at most the stretch of slots held around
+    it; one a wild bridges to the next stretch scores both stretches less 2 (three cards
+    with a wild: 0); a group scores its naturals, at most the hand's of its rank and
+    ``card`` (two and a wild: 0)."""
+    mask = h.masks[SUIT[card]]
+    bits = SLOT_BITS[card]
+    rank = RANK[card]
+    wild = use_wild and h.wilds > 0
+    if not ((mask >> 1 | mask << 1 | mask >> 2 | mask << 2) & bits) and not (
+        rules.groups and h.ranks[rank] >= (1 if wild else 2)
+    ):
+        return -1  # ``plans_with``'s own first test
+    best = -1
+    m = mask | bits
+    for k in (1, 14) if rank == 1 else (rank,):
+        lo = hi = k
+        while lo > 1 and m >> (lo - 1) & 1:
+            lo -= 1
+        while hi < 14 and m >> (hi + 1) & 1:
+            hi += 1
+        length = hi - lo + 1
+        if length >= 3 and length > best:
+            best = length
+        if wild:
+            left = 0
+            j = lo - 2
+            while j >= 1 and m >> j & 1:
+                left += 1
+                j -= 1
+            right = 0
+            j = hi + 2
+            while j <= 14 and m >> j & 1:
+                right += 1
+                j += 1
+            if left or right:
+                best = max(best, length + max(left, right) - 2)
+            if length == 2:
+                best = max(best, 0)
+    if rules.groups:
+        same = h.ranks[rank] + 1
+        if same >= 3:
+            best = max(best, same)
+        elif same == 2 and wild:
+            best = max(best, 0)
+    return best
 
 
 def _without(cards: tuple[int, ...], card: int) -> tuple[int, ...]:
@@ -144,6 +184,7 @@ class _Facts(NamedTuple):
     group_ranks: frozenset[int]
     need: tuple[int, int, int, int]  # per suit: slot bits a natural fits a run at
     need_ranks: tuple[int, ...]  # the ranks of its groups
+    sizes: tuple[int, ...]  # the size of each meld
 
 
 def _needs(rules: RuleSet, melds: tuple[Meld, ...]) -> tuple[list[int], tuple[int, ...]]:
@@ -166,17 +207,18 @@ def _needs(rules: RuleSet, melds: tuple[Meld, ...]) -> tuple[list[int], tuple[in
 
 
 def _facts(rules: RuleSet, melds: tuple[Meld, ...]) -> _Facts:
-    # canasta_kind only for melds of 7+ cards (the size inlined: this runs every move)
-    kinds = [canasta_kind(m, rules)
-             if (m.hi - m.lo + 1 if m.kind == SEQ else len(m.naturals) + (m.wild >= 0)) >= 7
-             else None for m in melds]
+    sizes = tuple([m.hi - m.lo + 1 if m.kind == SEQ else len(m.naturals) + (m.wild >= 0)
+                   for m in melds])
+    # canasta_kind only for melds of 7+ cards
+    kinds = [canasta_kind(m, rules) if size >= 7 else None
+             for m, size in zip(melds, sizes, strict=True)]
     ranks = frozenset(m.rank for m in melds if m.kind == GROUP) \
         if rules.one_group_per_rank else frozenset()
     clean = any(k in CLEAN_KINDS for k in kinds)
     closable = clean or (rules.close_requires == "any" and any(kinds))
     need, need_ranks = _needs(rules, melds)
     return _Facts(melds, rules, kinds, clean, closable, ranks,
-                  (need[0], need[1], need[2], need[3]), need_ranks)
+                  (need[0], need[1], need[2], need[3]), need_ranks, sizes)
 
 
 # ``hooks`` of a tuple of melds, shared by every GreedyBot (the bots at one table read the
@@ -203,6 +245,25 @@ def _feeding_of(rules: RuleSet, melds: tuple[Meld, ...]) -> set[int]:
         if len(_FEEDING) >= 256:
             _FEEDING.clear()
         memo = _FEEDING[id(melds)] = (melds, rules, feeding(list(melds), rules))
+    return memo[2]
+
+
+# For every natural card, the sides (a bit per side) with a meld it hooks onto (``hooks``),
+# for the last ``state.melds`` seen: (state.melds, rules, that table), shared.
+_HOOKED: tuple[object, RuleSet, dict[int, int]] | None = None
+
+
+def _hooked(state: State) -> dict[int, int]:
+    global _HOOKED
+    memo = _HOOKED
+    if memo is None or memo[0] is not state.melds or memo[1] is not state.rules:
+        table: dict[int, int] = {}
+        for t, melds in enumerate(state.melds):
+            if melds:
+                bit = 1 << t
+                for c in _hooks_of(state.rules, melds):
+                    table[c] = table.get(c, 0) | bit
+        memo = _HOOKED = (state.melds, state.rules, table)
     return memo[2]
 
 
@@ -234,6 +295,8 @@ def _foreign_of(rules: RuleSet, melds: tuple[Meld, ...]) -> tuple[dict[int, list
 # _facts of a tuple of melds, shared by the bots of one side: id -> facts.
 _FACTS: dict[int, _Facts] = {}
 
+_NONE: frozenset[int] = frozenset()
+
 # The last ``GreedyBot._danger``: (state.melds, rules, team or -1, cards), shared.
 _DANGER: tuple[object, RuleSet, int, set[int]] | None = None
 
@@ -241,11 +304,10 @@ _DANGER: tuple[object, RuleSet, int, set[int]] | None = None
 class _View:
     """What GreedyBot reads off the state for one decision (its own seat's view)."""
 
-    __slots__ = ("state", "rules", "hand", "h", "team", "melds", "own", "others", "kinds",
-                 "has_clean", "may_go_out", "reserve", "group_ranks", "danger", "facts")
+    __slots__ = ("state", "rules", "hand", "h", "team", "melds", "own", "may_go_out",
+                 "reserve", "group_ranks", "danger", "facts")
 
-    def __init__(self, state: State, seat: int, team: int, facts: _Facts,
-                 others: list[tuple[int, int, Meld]], h: Hand) -> None:
+    def __init__(self, state: State, seat: int, team: int, facts: _Facts, h: Hand) -> None:
         rules = state.rules
         self.state = state
         self.rules = rules
@@ -255,14 +317,12 @@ class _View:
         self.melds = state.melds
         self.own = facts.melds
         self.facts = facts
-        self.others = others
-        self.kinds = facts.kinds
-        self.has_clean = facts.has_clean
-        self.may_go_out = state.muerto_status[team] == M_TABLE or facts.closable
+        self.may_go_out = facts.closable or state.muerto_status[team] == M_TABLE
         # as the stock runs out, cards kept in hand turn into points against: lay them
-        self.reserve = min(RESERVE, len(state.stock) // (rules.players * STOCK_TURNS))
+        reserve = len(state.stock) // (rules.players * STOCK_TURNS)
+        self.reserve = reserve if reserve < RESERVE else RESERVE
         self.group_ranks = facts.group_ranks
-        self.danger: set[int] | frozenset[int] = frozenset()
+        self.danger: set[int] | frozenset[int] = _NONE
 
     def keeps(self, left: int, closes: bool = False) -> bool:
         """May a play leave ``left`` cards? Besides the engine's no-stranding rule: while
@@ -301,10 +361,11 @@ class _View:
         m = self.own[index]
         if m.wild >= 0 or (self.rules.group_max and m.size >= self.rules.group_max):
             return False
-        kind = self.kinds[index]
+        kind = self.facts.kinds[index]
         if kind in CLEAN_KINDS:
             return False  # a wild would spoil a clean canasta
-        if self.rules.close_requires == "clean" and not self.has_clean and m.size >= 5:
+        if self.rules.close_requires == "clean" and not self.facts.has_clean \
+                and m.size >= 5:
             return False  # keep it clean: the side needs a clean canasta to close
         return kind is not None or m.size + 1 >= 7 or len(self.hand) <= 4
 
@@ -405,11 +466,14 @@ class GreedyBot:
         return memo[2]
 
     def _view(self, state: State, seat: int) -> _View:
-        """The view of ``seat``, ``v.others`` left empty (filled by whoever needs it)."""
+        """The view of ``seat``."""
         rules = state.rules
-        team = rules.team_of(seat)
-        facts = self._facts_of(rules, state.melds[team])
-        return _View(state, seat, team, facts, [], self._hand_of(state.hands[seat]))
+        team = seat % 2 if rules.pairs and rules.players == 4 else seat  # (team_of)
+        melds = state.melds[team]
+        facts = self._facts
+        if facts is None or facts.melds is not melds or facts.rules is not rules:
+            facts = self._facts_of(rules, melds)
+        return _View(state, seat, team, facts, self._hand_of(state.hands[seat]))
 
     # -- drawing
 
@@ -428,51 +492,73 @@ class GreedyBot:
         if rules.discard_pile == "closed" and not rules.add_to_any_meld \
                 and not self._may_use(state, seat, pile[-1]):
             return C.Draw()  # nothing could take the pile: no need for a full view
-        first = 1
+        best: tuple[int, int, Plan | None, tuple[int, int] | None] | None = None
         if rules.discard_pile == "any_depth":
+            # Each depth's takes score at most 3 per card taken plus ``_plan_bound`` (a
+            # new meld) or 1 (an add), all read off the hand and the hooks before the
+            # whole view; only depths that may reach DEEP_TAKE are looked at, from the
+            # deepest up, and not those that cannot reach the best take found so far (on
+            # a tie the shallower depth wins: it comes first in the full ranked list).
             team = rules.team_of(seat)
-            if not (state.muerto_status[team] == M_TABLE
-                    or self._facts_of(rules, state.melds[team]).closable):
-                # ``keeps_after_take`` without a way to go out: a take at depth d leaves
-                # at most n + d - 1 cards, and must leave max(2, min(reserve, n + 1))
-                n_hand = len(state.hands[seat])
-                reserve = min(RESERVE, len(state.stock) // (rules.players * STOCK_TURNS))
-                first = max(1, max(2, min(reserve, n_hand + 1)) - n_hand + 1)
-                if first > len(pile):
-                    return C.Draw()  # no take could keep enough cards: no need for a view
-            # the depths whose takes could reach DEEP_TAKE (``_take_bound``: the hand
-            # read alone, before the whole view)
-            h = self._hand_of(state.hands[seat])
-            live = [depth for depth in range(first, len(pile) + 1)
-                    if 3 * depth + _take_bound(h, pile[-depth]) >= DEEP_TAKE]
+            own = state.melds[team]
+            hand = state.hands[seat]
+            n_hand = len(hand)
+            if self._facts_of(rules, own).closable or state.muerto_status[team] == M_TABLE:
+                need = 0 if rules.go_out_by_meld else 1
+            else:  # (``_View.take_need``)
+                reserve = len(state.stock) // (rules.players * STOCK_TURNS)
+                need = max(2, min(reserve, RESERVE, n_hand + 1))
+            if n_hand + len(pile) - 1 < need:
+                return C.Draw()  # no take keeps enough cards
+            h = self._hand_of(hand)
+            hooked = _hooked(state)
+            me = 1 << team
+            others = ~me if rules.add_to_any_meld else 0
+            live: list[tuple[int, int]] = []  # (bound, depth), deepest first
+            for depth in range(len(pile), 0, -1):
+                size = n_hand + depth
+                if size - 1 < need:
+                    break  # this and every shallower take keep too few cards
+                card = pile[-depth]
+                if WILD_CAPABLE[card]:
+                    bound = 1
+                else:
+                    sides = hooked.get(card, 0)
+                    bound = 1 if sides & me else 0 if sides & others else -1
+                    if size - 3 >= need:
+                        bound = max(bound, _plan_bound(h, card, rules, depth >= 3))
+                    if bound < 0:
+                        continue  # no take at all
+                if 3 * depth + bound >= DEEP_TAKE:
+                    live.append((3 * depth + bound, depth))
             if not live:
                 return C.Draw()
-            first = live[0]
-        v = self._view(state, seat)
-        depths = range(first, len(pile) + 1) if rules.discard_pile == "any_depth" else (1,)
-        # a closed pile offers one card: look it up meld by meld, not in a table of hooks
-        own_hooks = _hooks_of(rules, v.own) \
-            if rules.discard_pile == "any_depth" and len(pile) > 1 or WILD_CAPABLE[pile[-1]] \
-            else {pile[-1]: hooks_for(v.own, pile[-1], rules)}
-        other_hooks = self._other_hooks(v) if rules.add_to_any_meld else []
-        # The best take first: each depth can score at most 3 * gain + ``_take_bound``, so
-        # going from the deepest up, a depth that cannot reach the best found so far is not
-        # looked at (on a tie the shallower depth wins: it comes first in the full list).
-        best: tuple[int, int, Plan | None, tuple[int, int] | None] | None = None
-        h = v.h
-        closed = rules.discard_pile == "closed"
-        floor = DEEP_TAKE if rules.discard_pile == "any_depth" else 0
-        for depth in reversed(depths):
-            gain = len(pile) if closed else depth
-            bound = 3 * gain + _take_bound(h, pile[-depth])
-            if bound < floor or best is not None and bound < best[0]:
-                continue
-            top = None  # the first of this depth's takes with its best score
-            for take in self._takes_at(state, v, depth, own_hooks, other_hooks):
-                if top is None or take[0] > top[0]:
-                    top = take
-            if top is not None and top[0] >= floor and (best is None or top[0] >= best[0]):
-                best = top
+            v = self._view(state, seat)
+            own_hooks = _hooks_of(rules, own)
+            other_hooks = self._other_hooks_of(state, team) if rules.add_to_any_meld else []
+            for bound, depth in live:
+                if best is not None and bound < best[0]:
+                    continue
+                top = None  # the first of this depth's takes with its best score
+                for take in self._takes_at(state, v, depth, own_hooks, other_hooks):
+                    if top is None or take[0] > top[0]:
+                        top = take
+                if top is not None and top[0] >= DEEP_TAKE \
+                        and (best is None or top[0] >= best[0]):
+                    best = top
+            depths: range | tuple[int, ...] = range(1, len(pile) + 1)
+            floor = DEEP_TAKE
+        else:
+            v = self._view(state, seat)
+            depths, floor = (1,), 0
+            # a closed pile offers one card: look it up meld by meld, not in a table
+            own_hooks = _hooks_of(rules, v.own) if WILD_CAPABLE[pile[-1]] \
+                else {pile[-1]: hooks_for(v.own, pile[-1], rules)}
+            other_hooks = self._other_hooks_of(state, v.team) if rules.add_to_any_meld \
+                else []
+            for take in self._takes_at(state, v, 1, own_hooks, other_hooks):
+                if best is None or take[0] > best[0]:
+                    best = take
         if best is None:
             return C.Draw()
         cmd = self._take_cmd(pile, best)
@@ -558,15 +644,15 @@ class GreedyBot:
             return True
         return bool(hooks_for(state.melds[rules.team_of(seat)], card, rules))
 
-    def _other_hooks(self, v: _View) \
+    def _other_hooks_of(self, state: State, team: int) \
             -> list[tuple[int, tuple[Meld, ...], dict[int, list[int]]]]:
         """Each other side with its melds and their hooks (natural card -> indexes of the
         melds it goes onto), each side's kept while its melds do not change."""
         memo = self._other
-        if memo is None or memo[0] is not v.melds or memo[1] != v.team:
-            memo = self._other = (v.melds, v.team, [
-                (t, melds, _hooks_of(v.rules, melds))
-                for t, melds in enumerate(v.melds) if t != v.team])
+        if memo is None or memo[0] is not state.melds or memo[1] != team:
+            memo = self._other = (state.melds, team, [
+                (t, melds, _hooks_of(state.rules, melds))
+                for t, melds in enumerate(state.melds) if t != team])
         return memo[2]
 
     @staticmethod
@@ -608,8 +694,11 @@ class GreedyBot:
         late = n_hand <= 5
         if not v.may_go_out and n_hand - 3 < v.reserve:
             # ``keeps`` lets only a natural meld of 7+ cards (a canasta to close with) go
-            if n_hand < 7:
-                return []
+            masks = v.h.masks
+            if n_hand < 7 or (masks[0].bit_count() < 7 and masks[1].bit_count() < 7
+                              and masks[2].bit_count() < 7 and masks[3].bit_count() < 7
+                              and max(v.h.ranks) < 7):
+                return []  # (a run's cards are slots held, a group's cards of its rank)
             plans: list[Plan] = [p for p in run_plans(v.h, v.rules, False)
                                  + group_plans(v.h, v.rules, False, v.group_ranks)
                                  if len(p.cards) >= 7]
@@ -628,6 +717,8 @@ class GreedyBot:
         return out
 
     def _adds(self, v: _View) -> list[C.Command]:
+        # ``keeps``, ``closes_with``, ``wild_ok`` and ``foreign_ok`` are inlined here (this
+        # runs at every play); ``fits`` is their reference
         options: list[tuple[tuple[int, int, int], C.Command]] = []
         rules = v.rules
         n_hand = len(v.hand)
@@ -635,37 +726,70 @@ class GreedyBot:
         wilds = h.wilds
         masks, ranks = h.masks, h.ranks
         reloc = rules.wild_relocation
-        need = v.facts.need
+        facts = v.facts
+        need = facts.need
         own = v.own
+        go = v.may_go_out
+        reserve = v.reserve
+        gobm = rules.go_out_by_meld
+        close_any = rules.close_requires == "any"
+
+        def keeps(left: int, closes: bool) -> bool:
+            if left <= 0:
+                if not (left == 0 and gobm and go):
+                    return False
+            elif left <= 1 and not go:
+                return False
+            return go or closes or left >= reserve
+
         # while the reserve holds, ``keeps`` lets only a play that makes a canasta go
-        locked = not v.may_go_out and n_hand - 1 < v.reserve
+        locked = not go and n_hand - 1 < reserve
         if not wilds and not (masks[0] & need[0] or masks[1] & need[1] or masks[2] & need[2]
                               or masks[3] & need[3]) \
-                and not any(ranks[r] for r in v.facts.need_ranks):
+                and not any(ranks[r] for r in facts.need_ranks):
             own = ()  # no card of ours fits any of our melds
-        for index, m in enumerate(own):
-            if locked and m.size + n_hand < 7:
-                continue  # no add of ours makes it a canasta
-            # ``extension``'s own first test, inlined: does any card of ours fit here?
-            if m.kind == SEQ:
-                mask = masks[m.suit]
-                hit = mask >> (m.hi + 1) & 1 or (m.lo > 1 and mask >> (m.lo - 1) & 1) \
-                    or (m.wild >= 0 and reloc and mask >> m.wslot & 1)
-            else:
-                hit = ranks[m.rank]
-            cards = extension(m, h, rules) if hit else []
-            while cards and not v.keeps(n_hand - len(cards),
-                                        v.closes_with(m, len(cards), False)):
-                cards.pop()
-            if cards:
-                reach = 1 if m.size < 7 <= m.size + len(cards) else 0
-                options.append(((2 + reach, len(cards), 0),
-                                C.AddToMeld(v.team, index, tuple(cards))))
-            if wilds and m.wild < 0 and v.wild_ok(index) \
-                    and v.keeps(n_hand - 1, v.closes_with(m, 1, True)):
-                reach = 1 if m.size < 7 <= m.size + 1 else 0
-                options.append(((1 + reach, -1, -1),
-                                C.AddToMeld(v.team, index, (h.pick_wild(m.suit),))))
+        if own:
+            sizes = facts.sizes
+            kinds = facts.kinds
+            team = v.team
+            group_max = rules.group_max
+            # ``wild_ok``'s tests that do not depend on the meld
+            wild_clean = rules.close_requires == "clean" and not facts.has_clean
+            wild_late = n_hand <= 4
+            for index, m in enumerate(own):
+                size = sizes[index]
+                # locked, no add of ours makes it a canasta: naturals fit a run at slots
+                # we hold, a group with cards of its rank; a wild alone, only where any
+                # canasta closes
+                if locked and (size + (masks[m.suit].bit_count() if m.kind == SEQ
+                                       else ranks[m.rank]) < 7) \
+                        and (not close_any or size + 1 < 7):
+                    continue
+                # ``extension``'s own first test, inlined: does any card of ours fit here?
+                if m.kind == SEQ:
+                    mask = masks[m.suit]
+                    hit = mask >> (m.hi + 1) & 1 or (m.lo > 1 and mask >> (m.lo - 1) & 1) \
+                        or (m.wild >= 0 and reloc and mask >> m.wslot & 1)
+                else:
+                    hit = ranks[m.rank]
+                if hit:
+                    cards = extension(m, h, rules)
+                    clean = close_any or m.wild < 0
+                    while cards and not keeps(n_hand - len(cards),
+                                              clean and size + len(cards) >= 7):
+                        cards.pop()
+                    if cards:
+                        reach = 1 if size < 7 <= size + len(cards) else 0
+                        options.append(((2 + reach, len(cards), 0),
+                                        C.AddToMeld(team, index, tuple(cards))))
+                if wilds and m.wild < 0 and not (group_max and size >= group_max):
+                    kind = kinds[index]
+                    if kind not in CLEAN_KINDS and not (wild_clean and size >= 5) \
+                            and (kind is not None or size + 1 >= 7 or wild_late) \
+                            and keeps(n_hand - 1, close_any and size + 1 >= 7):
+                        reach = 1 if size < 7 <= size + 1 else 0
+                        options.append(((1 + reach, -1, -1),
+                                        C.AddToMeld(team, index, (h.pick_wild(m.suit),))))
         if not locked and rules.add_to_any_meld:  # (foreign adds never make our canasta)
             # only the melds some card of ours hooks onto can take naturals (``extension``
             # finds cards exactly where ``hooks`` lists one), and only where ``foreign_ok``
@@ -674,30 +798,36 @@ class GreedyBot:
             distinct = set(v.hand)
             others: set[tuple[int, int]] = set()
             spoilable: list[tuple[int, int]] = []
+            me = v.team
             for t, side in enumerate(v.melds):
-                if t != v.team and side:
+                if t != me and side:
                     side_hooks, side_clean = _foreign_of(rules, side)
                     for c in side_hooks.keys() & distinct:
-                        others.update([(t, i) for i in side_hooks[c]])
-                    spoilable += [(t, i) for i in side_clean]
-            spoil = wilds and spoilable and v.keeps(n_hand - 1)
+                        for i in side_hooks[c]:
+                            others.add((t, i))
+                    if side_clean:
+                        spoilable += [(t, i) for i in side_clean]
+            spoil = wilds and spoilable and keeps(n_hand - 1, False)
             targets = others.union(spoilable) if spoil else others
-            melds = v.melds
-            for team, index in sorted(targets):
-                m = melds[team][index]
-                if (team, index) in others:
-                    cards = extension(m, h, rules)
-                    while cards and not (v.foreign_ok(m, len(cards))
-                                         and v.keeps(n_hand - len(cards))):
-                        cards.pop()
-                    if cards:
-                        options.append(((0, len(cards), 0),
-                                        C.AddToMeld(team, index, tuple(cards))))
-                if spoil and (team, index) in spoilable:
-                    # spoil their clean canasta: 100 points, and maybe their only way to close
-                    options.append(((3, 0, 0),
-                                    C.AddToMeld(team, index, (h.pick_wild(m.suit),))))
-        options.sort(key=lambda o: o[0], reverse=True)
+            if targets:
+                melds = v.melds
+                for team, index in sorted(targets):
+                    m = melds[team][index]
+                    if (team, index) in others:
+                        cards = extension(m, h, rules)
+                        while cards and not (v.foreign_ok(m, len(cards))
+                                             and keeps(n_hand - len(cards), False)):
+                            cards.pop()
+                        if cards:
+                            options.append(((0, len(cards), 0),
+                                            C.AddToMeld(team, index, tuple(cards))))
+                    if spoil and (team, index) in spoilable:
+                        # spoil their clean canasta: 100 points, and maybe their only way
+                        # to close
+                        options.append(((3, 0, 0),
+                                        C.AddToMeld(team, index, (h.pick_wild(m.suit),))))
+        if len(options) > 1:
+            options.sort(key=lambda o: o[0], reverse=True)
         return [c for _, c in options]
 
     @staticmethod
@@ -731,19 +861,21 @@ class GreedyBot:
         # (usefulness, -value) into one int; wilds are kept (usefulness 100).
         best = -1
         best_key = 1 << 30
+        wild, suits, near1, near2, card_rank = WILD_CAPABLE, SUIT, NEAR1, NEAR2, RANK
         for card in set(v.hand):
             if card == single:
                 continue
-            if WILD_CAPABLE[card]:
+            if wild[card]:
                 key = 100 * 1024
             else:
-                mask = masks[SUIT[card]]
-                score = 2 * (mask & NEAR1[card]).bit_count() + (mask & NEAR2[card]).bit_count()
-                if ranks is not None and ranks[RANK[card]] > 1:
-                    rank = RANK[card]
-                    kinds = (counts[rank - 1] > 0) + (counts[rank + 12] > 0) \
-                        + (counts[rank + 25] > 0) + (counts[rank + 38] > 0)
-                    score += 2 * (kinds - 1) + (counts[card] > 1)
+                mask = masks[suits[card]]
+                score = 2 * (mask & near1[card]).bit_count() + (mask & near2[card]).bit_count()
+                if ranks is not None:
+                    rank = card_rank[card]
+                    if ranks[rank] > 1:
+                        kinds = (counts[rank - 1] > 0) + (counts[rank + 12] > 0) \
+                            + (counts[rank + 25] > 0) + (counts[rank + 38] > 0)
+                        score += 2 * (kinds - 1) + (counts[card] > 1)
                 if card in danger:
                     score += 6  # it would feed the next player
                 key = score * 1024 - values[card]
