@@ -37,7 +37,10 @@ class TimerLoop:
             loop.call_later(delay, self.wake.set)
 
     async def start(self) -> None:
-        await self.beat()  # before any socket of ours is counted
+        try:
+            await self.beat()  # before any socket of ours is counted
+        except Exception:  # Redis away at start: /readyz says so; the loop beats later
+            log.warning("first heartbeat failed", exc_info=True)
         self.task = asyncio.create_task(self._run(), name="timers")
 
     async def beat(self) -> None:

@@ -150,20 +150,22 @@ async def test_a_snapshot_and_the_table_show_the_running_turn_clock(servers: lis
     rng = random.Random(3)
     spectator = await Player.guest(servers[1].base)
     try:
-        for _ in range(3):  # three whole turns: each discard starts a new clock
-            start = people[0].tables[tid].v
-            while True:
-                on_turn = next(p for p in people if p.tables[tid].my_turn())
+        def clock_frames() -> list[dict[str, Any]]:
+            return [f for f in people[0].frames if f["type"] == "event"
+                    and f.get("table") == tid and f["kind"] == "clock"]
+
+        async with asyncio.timeout(30):
+            while len(clock_frames()) < 4:  # the first turn's clock and three more
+                # each seat learns of its turn from its own socket
+                on_turn = next((p for p in people if p.tables[tid].my_turn()), None)
+                if on_turn is None:
+                    await asyncio.sleep(0.02)
+                    continue
                 ack = await on_turn.play_turn_step(tid, rng)
                 assert ack is None or ack["type"] == "ack", ack
-                clocks = [f for f in people[0].frames if f["type"] == "event"
-                          and f.get("table") == tid and f["kind"] == "clock"
-                          and f["v"] > start]
-                if clocks:
-                    break
-        await people[0].until(lambda: people[0].tables[tid].v == people[1].tables[tid].v)
-        clocks = [f for f in people[0].frames if f["type"] == "event" and f.get("table") == tid
-                  and f["kind"] == "clock"]
+        # no move after the loop: the mover's version is the last; seat 0 catches up
+        await people[0].until(lambda: people[0].tables[tid].v >= people[1].tables[tid].v)
+        clocks = clock_frames()
         last = clocks[-1]["event"]["deadline"]
         assert len({c["event"]["deadline"] for c in clocks}) == len(clocks) >= 4
         await spectator.connect(servers[1].ws_url)
