@@ -164,6 +164,10 @@ NEAR2: tuple[int, ...] = tuple(
     else (1 << RANK[c] + 2 | (1 << RANK[c] - 2 if RANK[c] > 1 else 0)) if c < 52
     else 0 for c in range(53))
 
+# (suit, NEAR1, NEAR2, rank) of each card for ``_discard``; a wild's suit is -1
+_DISCARD_INFO: tuple[tuple[int, int, int, int], ...] = tuple(
+    (-1 if WILD_CAPABLE[c] else SUIT[c], NEAR1[c], NEAR2[c], RANK[c]) for c in range(53))
+
 RESERVE = 12  # cards kept in hand while the side has no way to go out...
 FOREIGN_MAX = 3  # largest size we let another side's meld reach by our cards
 STOCK_TURNS = 1  # ...fewer once the stock holds less than RESERVE rounds of this many
@@ -248,22 +252,18 @@ def _feeding_of(rules: RuleSet, melds: tuple[Meld, ...]) -> set[int]:
     return memo[2]
 
 
-# For every natural card, the sides (a bit per side) with a meld it hooks onto (``hooks``),
-# for the last ``state.melds`` seen: (state.melds, rules, that table), shared.
-_HOOKED: tuple[object, RuleSet, dict[int, int]] | None = None
+# Each side with melds and their ``hooks``, for the last ``state.melds`` seen:
+# (state.melds, rules, [(side bit, hooks)]), shared.
+_HOOKED: tuple[object, RuleSet, list[tuple[int, dict[int, list[int]]]]] | None = None
 
 
-def _hooked(state: State) -> dict[int, int]:
+def _hooked(state: State) -> list[tuple[int, dict[int, list[int]]]]:
     global _HOOKED
     memo = _HOOKED
     if memo is None or memo[0] is not state.melds or memo[1] is not state.rules:
-        table: dict[int, int] = {}
-        for t, melds in enumerate(state.melds):
-            if melds:
-                bit = 1 << t
-                for c in _hooks_of(state.rules, melds):
-                    table[c] = table.get(c, 0) | bit
-        memo = _HOOKED = (state.melds, state.rules, table)
+        memo = _HOOKED = (state.melds, state.rules, [
+            (1 << t, _hooks_of(state.rules, melds))
+            for t, melds in enumerate(state.melds) if melds])
     return memo[2]
 
 
@@ -279,15 +279,19 @@ def _foreign_of(rules: RuleSet, melds: tuple[Meld, ...]) -> tuple[dict[int, list
     if memo is None or memo[0] is not melds or memo[1] is not rules:
         if len(_FOREIGN) >= 256:
             _FOREIGN.clear()
-        ok = [m.size + 1 <= FOREIGN_MAX or (m.kind == GROUP and 0 < rules.group_max < 7)
-              or canasta_kind(m, rules) is not None for m in melds]
+        sizes = [m.hi - m.lo + 1 if m.kind == SEQ else len(m.naturals) + (m.wild >= 0)
+                 for m in melds]
+        small_groups = 0 < rules.group_max < 7
+        # (``canasta_kind`` is None exactly below 7 cards)
+        ok = [size + 1 <= FOREIGN_MAX or size >= 7 or (small_groups and m.kind == GROUP)
+              for m, size in zip(melds, sizes, strict=True)]
         side_hooks: dict[int, list[int]] = {}
         for c, indexes in _hooks_of(rules, melds).items():
             kept = [i for i in indexes if ok[i]]
             if kept:
                 side_hooks[c] = kept
         clean = [i for i, m in enumerate(melds)
-                 if m.wild < 0 and canasta_kind(m, rules) in CLEAN_KINDS]
+                 if m.wild < 0 and sizes[i] >= 7 and canasta_kind(m, rules) in CLEAN_KINDS]
         memo = _FOREIGN[id(melds)] = (melds, rules, side_hooks, clean)
     return memo[2], memo[3]
 
@@ -523,7 +527,10 @@ class GreedyBot:
                 if WILD_CAPABLE[card]:
                     bound = 1
                 else:
-                    sides = hooked.get(card, 0)
+                    sides = 0
+                    for bit, side_hooks in hooked:
+                        if card in side_hooks:
+                            sides |= bit
                     bound = 1 if sides & me else 0 if sides & others else -1
                     if size - 3 >= need:
                         bound = max(bound, _plan_bound(h, card, rules, depth >= 3))
@@ -861,21 +868,20 @@ class GreedyBot:
         # (usefulness, -value) into one int; wilds are kept (usefulness 100).
         best = -1
         best_key = 1 << 30
-        wild, suits, near1, near2, card_rank = WILD_CAPABLE, SUIT, NEAR1, NEAR2, RANK
+        info = _DISCARD_INFO
         for card in set(v.hand):
             if card == single:
                 continue
-            if wild[card]:
+            suit, near1, near2, rank = info[card]
+            if suit < 0:
                 key = 100 * 1024
             else:
-                mask = masks[suits[card]]
-                score = 2 * (mask & near1[card]).bit_count() + (mask & near2[card]).bit_count()
-                if ranks is not None:
-                    rank = card_rank[card]
-                    if ranks[rank] > 1:
-                        kinds = (counts[rank - 1] > 0) + (counts[rank + 12] > 0) \
-                            + (counts[rank + 25] > 0) + (counts[rank + 38] > 0)
-                        score += 2 * (kinds - 1) + (counts[card] > 1)
+                mask = masks[suit]
+                score = 2 * (mask & near1).bit_count() + (mask & near2).bit_count()
+                if ranks is not None and ranks[rank] > 1:
+                    kinds = (counts[rank - 1] > 0) + (counts[rank + 12] > 0) \
+                        + (counts[rank + 25] > 0) + (counts[rank + 38] > 0)
+                    score += 2 * (kinds - 1) + (counts[card] > 1)
                 if card in danger:
                     score += 6  # it would feed the next player
                 key = score * 1024 - values[card]

@@ -145,7 +145,12 @@ def run_plans(h: Hand, rules: RuleSet, use_wild: bool,
     for suit in suits:
         mask = h.masks[suit]
         pairs = mask & (mask >> 1)
-        if not (pairs & (mask >> 2)) and not (use_wild and (pairs or mask & (mask >> 2))):
+        # a natural run: three slots in a row; with a wild, two slots in a row or one
+        # apart, or (``wild_min`` 4+) three slots with one gap: 11_1 or 1_11
+        if not (pairs & (mask >> 2)) and not (use_wild and (
+            (pairs or mask & (mask >> 2)) if wild_min <= 3
+            else mask & (mask >> 3) & ((mask >> 1) | (mask >> 2))
+        )):
             continue
         row = SLOT_CARD[suit]
         aces = h.counts[row[1]]
