@@ -62,7 +62,7 @@ WITH b AS (
     SELECT * FROM unnest(CAST(:move_keys AS TEXT[]), CAST(:move_amounts AS BIGINT[]))
         AS m(key, amount)
 ), lk AS (
-    SELECT a.id, a.key, a.balance FROM accounts AS a
+    SELECT a.id, a.key, a.balance, a.version FROM accounts AS a
     WHERE a.key = ANY(CAST(:keys AS TEXT[])) AND EXISTS (SELECT 1 FROM t)
     ORDER BY a.id
     FOR UPDATE
@@ -73,7 +73,7 @@ WITH b AS (
     SELECT t.id, lk.id, m.amount FROM t, lk JOIN m ON m.key = lk.key
     RETURNING 1
 ), u AS (
-    UPDATE accounts AS a SET balance = a.balance + m.amount
+    UPDATE accounts AS a SET balance = a.balance + m.amount, version = a.version + 1
     FROM lk JOIN m ON m.key = lk.key
     WHERE a.id = lk.id
     RETURNING a.id
@@ -135,6 +135,7 @@ SELECT
     ) THEN 0 ELSE CAST((SELECT 'settlement check failed: ' || c.matched) AS INT) END AS ok,
     (SELECT array_agg(lk.key ORDER BY lk.id) FROM lk) AS locked_keys,
     (SELECT array_agg(lk.balance ORDER BY lk.id) FROM lk) AS locked_balances,
+    (SELECT array_agg(lk.version ORDER BY lk.id) FROM lk) AS locked_versions,
     (SELECT array_agg(n.id ORDER BY n.id) FROM n) AS note_ids,
     (SELECT array_agg(n.user_id ORDER BY n.id) FROM n) AS note_users,
     (SELECT array_agg(n.payload ORDER BY n.id) FROM n) AS note_payloads
@@ -252,11 +253,13 @@ async def _attempt(
     assert row is not None
     if not row["matched"]:
         return False
-    locked = zip(row["locked_keys"] or [], row["locked_balances"] or [], strict=True)
-    new = {k: b + moves.get(k, 0) for k, b in locked}
+    locked = zip(row["locked_keys"] or [], row["locked_balances"] or [],
+                 row["locked_versions"] or [], strict=True)
+    new = {k: (b + moves.get(k, 0), v + (k in moves)) for k, b, v in locked}
     for user_id in plan.payouts:
-        outbox.known[user_id] = (new[ledger.wallet(user_id, COINS).key],
-                                 new[ledger.wallet(user_id, CREDITS).key])
+        coins = new[ledger.wallet(user_id, COINS).key]
+        credits = new[ledger.wallet(user_id, CREDITS).key]
+        outbox.known[user_id] = (coins[0], credits[0], coins[1] + credits[1])
     notes = zip(row["note_ids"] or [], row["note_users"] or [], row["note_payloads"] or [],
                 strict=True)
     for note_id, user_id, payload in notes:

@@ -41,6 +41,7 @@ class Locked:
     currency: str
     user_id: int | None
     balance: int
+    version: int = 0
 
 
 # PostgreSQL: claim the key, write the entries and the cached balances in one round trip.
@@ -58,7 +59,7 @@ WITH t AS (
     INSERT INTO ledger_entries (transfer_id, account_id, amount)
     SELECT t.id, m.account_id, m.amount FROM t, m
 ), u AS (
-    UPDATE accounts SET balance = accounts.balance + m.amount
+    UPDATE accounts SET balance = accounts.balance + m.amount, version = accounts.version + 1
     FROM m, t WHERE accounts.id = m.account_id
 )
 SELECT id FROM t
@@ -119,14 +120,15 @@ async def lock(db: AsyncSession, keys: Iterable[str]) -> dict[str, Locked]:
     stmt = (
         select(
             Account.id, Account.key, Account.kind, Account.currency, Account.user_id,
-            Account.balance,
+            Account.balance, Account.version,
         )
         .where(Account.key.in_(sorted(set(keys))))
         .order_by(Account.id)
         .with_for_update()
     )
     rows = (await db.execute(stmt)).all()
-    return {r.key: Locked(r.id, r.key, r.kind, r.currency, r.user_id, r.balance) for r in rows}
+    return {r.key: Locked(r.id, r.key, r.kind, r.currency, r.user_id, r.balance, r.version)
+            for r in rows}
 
 
 async def key_used(db: AsyncSession, key: str) -> bool:
@@ -167,6 +169,7 @@ async def post(
         transfer_id = await _post_generic(db, key, kind, moves, accounts)
     for account in accounts:
         account.balance += moves[account.key]
+        account.version += 1
     return int(transfer_id)
 
 
@@ -192,7 +195,8 @@ async def _post_generic(
         await db.execute(
             update(table_of(Account))
             .where(table_of(Account).c.id == bindparam("aid"))
-            .values(balance=table_of(Account).c.balance + bindparam("delta")),
+            .values(balance=table_of(Account).c.balance + bindparam("delta"),
+                    version=table_of(Account).c.version + 1),
             [{"aid": a.id, "delta": moves[a.key]} for a in accounts],
         )
     return int(transfer_id)

@@ -54,6 +54,8 @@ class Account(Base):
         ForeignKey("users.id", ondelete="CASCADE"), index=True
     )
     balance: Mapped[int] = mapped_column(BigInteger, default=0)
+    # Bumped by every balance change (under the row lock): orders the wallet pushes.
+    version: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
 
 
 class Transfer(Base):

@@ -51,8 +51,9 @@ class Notifier:
 @dataclass
 class Outbox:
     wallets: set[int] = field(default_factory=set)
-    # Balances known exactly: both wallet rows were locked until the commit.
-    known: dict[int, tuple[int, int]] = field(default_factory=dict)
+    # Balances known exactly (coins, credits, version): both wallet rows were locked
+    # until the commit.
+    known: dict[int, tuple[int, int, int]] = field(default_factory=dict)
     unread: set[int] = field(default_factory=set)
     # Unread counts known exactly (counted in the committed statement that added one).
     unread_known: dict[int, int] = field(default_factory=dict)
@@ -70,7 +71,8 @@ class Outbox:
             if coins is None or credits is None:
                 self.wallets.add(user_id)
             else:
-                self.known[user_id] = (coins.balance, credits.balance)
+                self.known[user_id] = (coins.balance, credits.balance,
+                                       coins.version + credits.version)
 
     def notified(self, user_id: int, message: dict[str, Any]) -> None:
         self.messages.append((user_channel(user_id), {"type": "notification", **message}))
@@ -90,17 +92,13 @@ class Outbox:
             await db.connection(execution_options={"isolation_level": "AUTOCOMMIT"})
         for channel, message in self.messages:
             await notifier.publish_channel(channel, message)
-        for user_id, (coins, credits) in sorted(self.known.items()):
+        for user_id, (coins, credits, v) in sorted(self.known.items()):
             if user_id not in self.wallets:
-                await notifier.publish(
-                    user_id, {"type": "wallet", "coins": coins, "credits": credits}
-                )
+                await notifier.publish(user_id, wallet_message(coins, credits, v))
         if self.wallets:
             assert db is not None
-            for user_id, coins, credits in await _balances(db, self.wallets):
-                await notifier.publish(
-                    user_id, {"type": "wallet", "coins": coins, "credits": credits}
-                )
+            for user_id, coins, credits, v in await _balances(db, self.wallets):
+                await notifier.publish(user_id, wallet_message(coins, credits, v))
         if self.unread:
             counts = dict(self.unread_known)
             if self.unread - counts.keys():
@@ -117,15 +115,25 @@ class Outbox:
         self.messages.clear()
 
 
-async def _balances(db: AsyncSession, user_ids: set[int]) -> list[tuple[int, int, int]]:
-    stmt = select(Account.user_id, Account.currency, Account.balance).where(
+def wallet_message(coins: int, credits: int, v: int) -> dict[str, Any]:
+    """A wallet push. ``v`` (the sum of the two accounts' versions, read in one snapshot
+    or under both row locks) only grows: a client keeps the push with the highest."""
+    return {"type": "wallet", "coins": coins, "credits": credits, "v": v}
+
+
+async def _balances(db: AsyncSession, user_ids: set[int]) -> list[tuple[int, int, int, int]]:
+    """(user, coins, credits, version) of each wallet, in one statement (one snapshot)."""
+    stmt = select(Account.user_id, Account.currency, Account.balance, Account.version).where(
         Account.user_id.in_(sorted(user_ids)), Account.kind == "wallet"
     )
     found: dict[int, dict[str, int]] = {}
-    for user_id, currency, balance in (await db.execute(stmt)).all():
+    versions: dict[int, int] = {}
+    for user_id, currency, balance, version in (await db.execute(stmt)).all():
         if user_id is not None:
             found.setdefault(user_id, {})[currency] = balance
-    return [(u, b.get("coins", 0), b.get("credits", 0)) for u, b in sorted(found.items())]
+            versions[user_id] = versions.get(user_id, 0) + version
+    return [(u, b.get("coins", 0), b.get("credits", 0), versions[u])
+            for u, b in sorted(found.items())]
 
 
 async def unread_counts(db: AsyncSession, user_ids: set[int]) -> dict[int, int]:

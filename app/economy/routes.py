@@ -34,7 +34,7 @@ async def wallet_out(db: AsyncSession, user_id: int, settings: Settings) -> Wall
     row = await db.get(Wallet, user_id)
     last = row.last_bonus_at if row else None
     return WalletOut(
-        coins=got.coins, credits=got.credits,
+        coins=got.coins, credits=got.credits, v=got.v,
         next_bonus_at=last + wallets.BONUS_PERIOD if last else None,
     )
 

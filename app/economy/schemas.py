@@ -15,6 +15,7 @@ SKU_PATTERN = r"^[a-z0-9_]{1,64}$"
 class WalletOut(BaseModel):
     coins: int
     credits: int
+    v: int = 0  # grows with every change: a wallet push with a lower v is older
     next_bonus_at: datetime | None = None
 
 

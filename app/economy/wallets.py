@@ -24,6 +24,7 @@ BONUS_PERIOD = timedelta(hours=24)
 class Balances:
     coins: int
     credits: int
+    v: int = 0  # the wallet's version: see notify.wallet_message
 
 
 async def ensure_wallet(db: AsyncSession, user_id: int, settings: Settings) -> bool:
@@ -55,11 +56,13 @@ async def ensure_wallet(db: AsyncSession, user_id: int, settings: Settings) -> b
 
 async def balances(db: AsyncSession, user_id: int, settings: Settings) -> Balances:
     await ensure_wallet(db, user_id, settings)
-    stmt = select(Account.currency, Account.balance).where(
+    stmt = select(Account.currency, Account.balance, Account.version).where(
         Account.user_id == user_id, Account.kind == "wallet"
     )
-    found = {r[0]: r[1] for r in (await db.execute(stmt)).all()}
-    return Balances(coins=found.get(COINS, 0), credits=found.get(CREDITS, 0))
+    rows = (await db.execute(stmt)).all()
+    found = {r[0]: r[1] for r in rows}
+    return Balances(coins=found.get(COINS, 0), credits=found.get(CREDITS, 0),
+                    v=sum(r[2] for r in rows))
 
 
 async def claim_daily_bonus(

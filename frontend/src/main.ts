@@ -4,7 +4,7 @@ import { get, post, errorText } from "./api";
 import { h, mount, raw, fmt } from "./dom";
 import { LANGS, onLang, setLang, lang, t, tk, type Lang } from "./i18n";
 import { socket } from "./socket";
-import { app, changed, onChange, refreshEquipped, refreshUnread, refreshWallet, avatarFor, notifParams } from "./state";
+import { app, changed, onChange, refreshEquipped, refreshUnread, refreshWallet, setWallet, avatarFor, notifParams } from "./state";
 import { toast, coinIcon, gemIcon } from "./ui";
 import { welcomeView } from "./views/welcome";
 import { lobbyView } from "./views/lobby";
@@ -139,7 +139,7 @@ function personalFrames(): void {
   socket.on("challenge_declined", (f) => toast(t("challenge.declined", { name: f.by?.name ?? "" })));
   socket.on("seat_freed", (f) => toast(tk(`err.${f.code}`, "err.unknown"), "error"));
   socket.on("wallet", (f) => {
-    app.wallet = { ...(app.wallet ?? { next_bonus_at: null }), coins: f.coins, credits: f.credits };
+    setWallet({ coins: f.coins, credits: f.credits, v: f.v });
     changed();
   });
   socket.on("notifications_unread", (f) => {

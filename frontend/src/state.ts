@@ -16,13 +16,23 @@ export interface Invite {
   from: { id: number; name: string };
 }
 
+export type Wallet = { coins: number; credits: number; next_bonus_at: string | null; v?: number };
+
 export const app = {
   me: null as Me | null,
-  wallet: null as { coins: number; credits: number; next_bonus_at: string | null } | null,
+  wallet: null as Wallet | null,
   unread: 0,
   invites: [] as Invite[],
   equipped: {} as Record<string, string>,
 };
+
+/** Take a wallet from a push or a reply unless an older one: replies and pushes of
+ * concurrent changes may cross on the way, and `v` only grows. */
+export function setWallet(w: Partial<Wallet> & { coins: number; credits: number }): void {
+  const cur = app.wallet;
+  if (cur && typeof w.v === "number" && typeof cur.v === "number" && w.v < cur.v) return;
+  app.wallet = { next_bonus_at: null, ...(cur ?? {}), ...w };
+}
 
 const listeners = new Set<() => void>();
 
@@ -37,7 +47,7 @@ export function onChange(fn: () => void): () => void {
 
 export async function refreshWallet(): Promise<void> {
   try {
-    app.wallet = await get("/api/wallet");
+    setWallet(await get("/api/wallet"));
     changed();
   } catch {
     /* the economy may be unavailable: the header just shows no wallet */

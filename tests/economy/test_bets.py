@@ -40,7 +40,9 @@ async def test_two_players_winner_takes_both_stakes(app: FastAPI, econ: EconomyT
     async with Listener(app.state.redis, f"user:{a}") as inbox:
         await econ.settle_game(result("g1", {a: 0, b: 1}, 0))
         pushed = await inbox.drain()
-    assert pushed == [{"type": "wallet", "coins": START + BET, "credits": 5, "via": f"user:{a}"}]
+    # v 4: the two starting grants, the seat's hold, the payout
+    assert pushed == [{"type": "wallet", "coins": START + BET, "credits": 5, "v": 4,
+                       "via": f"user:{a}"}]
     assert await coins(maker, a) == START + BET
     assert await coins(maker, b) == START - BET
     assert await balance(maker, "game:g1") == 0

@@ -5,7 +5,7 @@ import { h, mount, raw, fmt, keepFocus } from "../dom";
 import { t } from "../i18n";
 import { PRESET_NAMES } from "../presets";
 import { socket } from "../socket";
-import { app, changed, onChange, refreshWallet } from "../state";
+import { app, changed, onChange, refreshWallet, setWallet } from "../state";
 import { toast, coinIcon } from "../ui";
 import { createTableDialog, presetName } from "./createTable";
 import { chatPanel, type ChatPanel } from "./chat";
@@ -92,7 +92,7 @@ export function lobbyView(el: HTMLElement): View {
 
   async function bonus(): Promise<void> {
     try {
-      app.wallet = await post("/api/wallet/daily-bonus");
+      setWallet(await post("/api/wallet/daily-bonus"));
       toast(t("wallet.bonusGot"), "ok");
       changed();
     } catch (e) {

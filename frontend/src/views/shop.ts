@@ -2,7 +2,7 @@
 import { get, post, idem, errorText } from "../api";
 import { h, mount, fmt } from "../dom";
 import { t, tk } from "../i18n";
-import { app, changed, refreshEquipped, AVATARS, EMOTES } from "../state";
+import { changed, refreshEquipped, setWallet, AVATARS, EMOTES } from "../state";
 import { spinner, toast, coinIcon, gemIcon } from "../ui";
 import { giftDialog } from "./social";
 import type { View } from "../main";
@@ -47,7 +47,7 @@ export function shopView(el: HTMLElement, giftTo = ""): View {
   async function buy(item: any): Promise<void> {
     try {
       const res = await post("/api/shop/buy", { sku: item.sku }, idem());
-      app.wallet = { ...(app.wallet ?? { next_bonus_at: null }), ...res.wallet };
+      setWallet(res.wallet);
       owned.add(item.sku);
       toast(t("shop.bought", { item: tk(`item.${item.sku}`, "item.unknown") }), "ok");
       changed();
