@@ -37,7 +37,7 @@ all of them at once, is the stricter figure the script prints beside it.)
 
 from __future__ import annotations
 
-from bisect import insort
+from bisect import bisect_left
 from collections.abc import Iterable
 from typing import NamedTuple, Protocol
 
@@ -424,11 +424,10 @@ class GreedyBot:
             if n == n_old + 1:
                 card = sum(hand) - sum(old)
                 if 0 <= card <= 52:
-                    cards = list(old)
-                    insort(cards, card)
-                    if hand == tuple(cards):
-                        h = h.plus(card)
-                        h.cards = hand
+                    i = bisect_left(old, card)
+                    # ``hand`` is ``old`` with ``card`` put in at i
+                    if hand[i] == card and hand[:i] == old[:i] and hand[i + 1:] == old[i:]:
+                        h = h.plus(card, hand)
                         self._hand = (hand, h)
                         return h
             elif gone is not None and n == n_old - len(gone):

@@ -58,11 +58,11 @@ class Hand:
         self.ranks = ranks
         self.wilds = counts[JOKER] + counts[1] + counts[14] + counts[27] + counts[40]
 
-    def plus(self, card: int) -> Hand:
-        """This hand with one more card (copies the indexes rather than rebuilding them;
-        ``cards`` stays unsorted: nothing here reads its order)."""
+    def plus(self, card: int, cards: tuple[int, ...] | None = None) -> Hand:
+        """This hand with one more card, ``cards`` if given (copies the indexes rather
+        than rebuilding them; ``cards`` is else unsorted: nothing here reads its order)."""
         h = Hand.__new__(Hand)
-        h.cards = (*self.cards, card)
+        h.cards = (*self.cards, card) if cards is None else cards
         counts = self.counts[:]
         counts[card] += 1
         h.counts = counts

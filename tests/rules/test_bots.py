@@ -128,3 +128,70 @@ def test_greedy_beats_random_in_90_percent_of_hands() -> None:
           f"{overall:.1%} overall ({report})")
     assert len(rates) * HANDS_PER_PRESET >= 1000
     assert overall >= 0.9, f"GreedyBot won {overall:.1%} of the hands: {report}"
+
+
+# ---------------------------------------------------------------- GreedyBot's shortcuts
+
+
+def test_plan_bound_is_at_least_every_plan_score() -> None:
+    # ``_plan_bound`` lets GreedyBot skip any-depth depths without ``plans_with``: it must
+    # never be below the best plan it would find (else a take would be missed)
+    from app.rules.bots import _plan_bound
+    from app.rules.handplan import Hand, plans_with
+
+    rng = random.Random(7)
+    for preset in PRESETS:
+        rules = make_ruleset(preset, 2)
+        for _ in range(300):
+            hand = tuple(sorted(rng.choice(range(53)) for _ in range(rng.randrange(2, 16))))
+            h = Hand(hand)
+            for card in range(52):
+                for use_wild in (False, True):
+                    plans = plans_with(h, card, rules, use_wild)
+                    if plans:
+                        best = max(p.score for p in plans)
+                        assert _plan_bound(h, card, rules, use_wild) >= best, (hand, card)
+
+
+def test_greedy_reads_each_hand_as_a_fresh_hand() -> None:
+    # GreedyBot derives a hand's index from the previous one (a drawn card, or the cards
+    # its last command laid): the derived index must equal one built from scratch
+    from app.rules.handplan import Hand
+
+    for preset in ("brasil", "cerrado", "abierto"):
+        rules = make_ruleset(preset, 4)
+        state = dealt(rules, 11)
+        bots = [GreedyBot() for _ in range(4)]
+        steps = 0
+        while in_play(state) and steps < 400:
+            seat = state.turn
+            state = _outcome(state, seat, bots[seat].choose(state, seat))
+            memo = bots[seat]._hand
+            if memo is not None:
+                fresh = Hand(memo[0])
+                derived = memo[1]
+                assert (derived.counts, derived.masks, derived.ranks, derived.wilds) == (
+                    fresh.counts, fresh.masks, fresh.ranks, fresh.wilds)
+            steps += 1
+
+
+def test_greedy_takes_an_any_depth_pile_only_for_a_deep_take() -> None:
+    # brasil: a take is worth 3 per card taken plus the cards laid; below DEEP_TAKE the
+    # bot draws instead (a one-card pile making a three-card run is not taken)
+    from app.rules.bots import DEEP_TAKE
+
+    rules = make_ruleset("brasil", 2)
+    seen = takes = 0
+    for seed in range(30):
+        state = dealt(rules, seed)
+        bots = [GreedyBot(), GreedyBot()]
+        while in_play(state):
+            seat = state.turn
+            cmd = bots[seat].choose(state, seat)
+            if isinstance(cmd, C.TakeDiscard):
+                takes += 1
+                laid = len(cmd.meld) + 1 if cmd.meld is not None else 0
+                assert 3 * cmd.depth + laid + (cmd.add is not None) >= DEEP_TAKE
+            seen += 1
+            state = _outcome(state, seat, cmd)
+    assert takes and seen
