@@ -868,6 +868,7 @@ class GreedyBot:
         best = -1
         best_key = 1 << 30
         info = _DISCARD_INFO
+        suits_held = [-1] * 14  # per rank, the suits of it held (worked out once)
         for card in set(v.hand):
             if card == single:
                 continue
@@ -878,8 +879,11 @@ class GreedyBot:
                 mask = masks[suit]
                 score = 2 * (mask & near1).bit_count() + (mask & near2).bit_count()
                 if ranks is not None and ranks[rank] > 1:
-                    kinds = (counts[rank - 1] > 0) + (counts[rank + 12] > 0) \
-                        + (counts[rank + 25] > 0) + (counts[rank + 38] > 0)
+                    kinds = suits_held[rank]
+                    if kinds < 0:
+                        kinds = suits_held[rank] = (counts[rank - 1] > 0) \
+                            + (counts[rank + 12] > 0) + (counts[rank + 25] > 0) \
+                            + (counts[rank + 38] > 0)
                     score += 2 * (kinds - 1) + (counts[card] > 1)
                 if card in danger:
                     score += 6  # it would feed the next player
