@@ -525,6 +525,10 @@ class GreedyBot:
                 card = pile[-depth]
                 if WILD_CAPABLE[card]:
                     bound = 1
+                elif 3 * depth + 1 < DEEP_TAKE:  # an add (1 at most) cannot do: a meld?
+                    if size - 3 < need:
+                        continue
+                    bound = _plan_bound(h, card, rules, depth >= 3)
                 else:
                     sides = 0
                     for bit, side_hooks in hooked:
