@@ -286,10 +286,11 @@ def _foreign_of(rules: RuleSet, melds: tuple[Meld, ...]) -> tuple[dict[int, list
         ok = [size + 1 <= FOREIGN_MAX or size >= 7 or (small_groups and m.kind == GROUP)
               for m, size in zip(melds, sizes, strict=True)]
         side_hooks: dict[int, list[int]] = {}
-        for c, indexes in _hooks_of(rules, melds).items():
-            kept = [i for i in indexes if ok[i]]
-            if kept:
-                side_hooks[c] = kept
+        if any(ok):
+            for c, indexes in _hooks_of(rules, melds).items():
+                kept = [i for i in indexes if ok[i]]
+                if kept:
+                    side_hooks[c] = kept
         clean = [i for i, m in enumerate(melds)
                  if m.wild < 0 and sizes[i] >= 7 and canasta_kind(m, rules) in CLEAN_KINDS]
         memo = _FOREIGN[id(melds)] = (melds, rules, side_hooks, clean)
@@ -400,11 +401,15 @@ class GreedyBot:
         self._gone: tuple[int, ...] | None = None
 
     def choose(self, state: State, seat: int) -> C.Command:
-        cmd = self._draw(state, seat) if state.phase == DRAW else self._play(state, seat)
-        if isinstance(cmd, (C.LayMeld, C.AddToMeld)):
-            self._gone = cmd.cards
-        elif isinstance(cmd, C.Discard):
+        if state.phase == DRAW:
+            draw = self._draw(state, seat)
+            self._gone = None  # (a draw or a take: no cards of ours went anywhere)
+            return draw
+        cmd = self._play(state, seat)
+        if isinstance(cmd, C.Discard):
             self._gone = (cmd.card,)
+        elif isinstance(cmd, (C.LayMeld, C.AddToMeld)):
+            self._gone = cmd.cards
         else:
             self._gone = None
         return cmd
