@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import json
 import os
 import random
@@ -306,6 +307,17 @@ async def pace(tables: list[Any], stats: Stats, seconds: float, move: Any) -> No
     await asyncio.gather(*(one(t, random.random()) for t in tables))
 
 
+def quiet_client_gc() -> None:
+    """The client is the measuring instrument: with 4,000 sockets, a full collection of
+    its own heap stops it for 200-300 ms (seen with gc.callbacks), and every move in
+    flight then shows that pause as server latency. So, as the server does at start-up
+    (DESIGN.md), freeze what the set-up made and keep the collector off while measuring;
+    reference counting still frees everything but cycles."""
+    gc.collect()
+    gc.freeze()
+    gc.disable()
+
+
 async def gather_limited(coros: list[Any], limit: int = 64) -> list[Any]:
     sem = asyncio.Semaphore(limit)
 
@@ -435,6 +447,7 @@ async def baseline(k: int, seconds: float, redis_url: str, log_dir: Path) -> tup
             readers.append(asyncio.create_task(table.read(ws)))
 
         await gather_limited([open_sock(t) for t in tables for _ in range(4)], 64)
+        quiet_client_gc()
         await asyncio.sleep(0.5)
         stats = Stats()
         warm = min(3.0, seconds / 4)
@@ -496,6 +509,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         readers = await connect_seats(tables, cookies, [b.replace("http", "ws") + "/ws"
                                                         for b in bases], stats)
         print("all tables playing; warming up", flush=True)
+        quiet_client_gc()
         warm = min(5.0, args.seconds / 4)
         task = asyncio.create_task(pace(tables, stats, args.seconds + warm, Table.move))
         await asyncio.sleep(warm)
@@ -539,7 +553,10 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 proc.wait(10)
             if proc.poll() is None:
                 proc.kill()
+    gc.unfreeze()
+    gc.enable()
     base_stats, base_cpu = await baseline(args.tables, args.seconds, args.redis_url, log_dir)
+    gc.enable()
     base_moves = max(base_stats.moves, 1)
     print(f"baseline: {base_stats.moves} moves, p50 {pct(base_stats.latencies, .5):.2f} ms, "
           f"p99 {pct(base_stats.latencies, .99):.2f} ms, CPU {base_cpu / base_moves * 1e6:.0f} "
