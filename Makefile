@@ -13,7 +13,8 @@ SHARED_CONFORMANCE := $(CURDIR)/../shared/conformance
 
 ## Start the server (embedded SQLite + in-process Redis unless BURACO_* say otherwise).
 run: install frontend migrate
-	exec $(BIN)/uvicorn app.main:create_app --factory --host $(HOST) --port $(PORT) --no-access-log
+	exec $(BIN)/uvicorn app.main:create_app --factory --host $(HOST) --port $(PORT) --no-access-log \
+		--ws-per-message-deflate false
 
 ## Lint, type-check, check import rules, run every test, then the rules conformance.
 test: install lint typecheck imports pytest conformance

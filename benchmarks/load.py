@@ -496,7 +496,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     procs = [start([sys.executable, "-m", "uvicorn", "app.main:create_app", "--factory",
                     "--host", "127.0.0.1", "--port", str(p), "--no-access-log",
                     "--log-level", "warning", "--loop", "uvloop", "--ws", "websockets",
-                    "--backlog", "4096"],
+                    "--backlog", "4096", "--ws-per-message-deflate", "false"],
                    env, log_dir / f"uvicorn-{p}.log") for p in ports]
     try:
         for p, proc in zip(ports, procs, strict=True):

@@ -122,7 +122,8 @@ def server(
     log = open(var / "server.log", "wb")  # noqa: SIM115 - closed below
     proc = subprocess.Popen(
         [sys.executable, "-m", "uvicorn", "app.main:create_app", "--factory",
-         "--host", "127.0.0.1", "--port", str(port), "--no-access-log"],
+         "--host", "127.0.0.1", "--port", str(port), "--no-access-log",
+         "--ws-per-message-deflate", "false"],  # as Makefile and Dockerfile run it
         cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
     )
     try:

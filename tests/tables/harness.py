@@ -108,7 +108,8 @@ def start_servers(count: int, pg_url: str, redis_url: str, var_dir: Path,
         log_path = var_dir / f"uvicorn-{port}.log"
         proc = subprocess.Popen(
             [sys.executable, "-m", "uvicorn", "app.main:create_app", "--factory",
-             "--host", "127.0.0.1", "--port", str(port), "--no-access-log"],
+             "--host", "127.0.0.1", "--port", str(port), "--no-access-log",
+             "--ws-per-message-deflate", "false"],  # as Makefile and Dockerfile run it
             cwd=REPO, env=env, stdout=log_path.open("wb"), stderr=subprocess.STDOUT,
         )
         servers.append(Server(port, proc, log_path))
