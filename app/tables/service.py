@@ -95,6 +95,8 @@ class TableService:
         self.bot_delay = bot_delay
         self.kick: Callable[[str, float], None] | None = None  # wakes the timer loop
         self.proc_id = secrets.token_hex(8)  # this process, for its socket counts
+        # this process's sockets per (table, seated user), as counted in Redis
+        self.local_conns: dict[tuple[str, int], int] = {}
         self.cache = TableCache()
 
     # ---------------------------------------------------------------- loading
@@ -395,8 +397,14 @@ class TableService:
         """A seated player's socket came or went (each socket counts once, whatever the
         table's status): the grace clock stops, or starts when the last one went while
         the game is being played."""
-        count = await self.store.connection_delta(table_id, user_id, 1 if connected else -1,
-                                                  self.proc_id)
+        delta = 1 if connected else -1
+        key = (table_id, user_id)
+        left = self.local_conns.get(key, 0) + delta
+        if left > 0:
+            self.local_conns[key] = left
+        else:
+            self.local_conns.pop(key, None)
+        count = await self.store.connection_delta(table_id, user_id, delta, self.proc_id)
         if connected:
             await self.store.cancel_timer(f"grace|{table_id}|{user_id}")
         elif count <= 0 and playing:
@@ -408,6 +416,16 @@ class TableService:
         await self.store.add_timer(member, at)
         if self.kick:
             self.kick(member, at)
+
+    async def rejoin(self) -> None:
+        """This process was taken for dead (it stalled past the heartbeat's limit) and
+        swept: count its sockets again and stop the grace clocks the sweep started."""
+        log.warning("process %s was swept while alive: counting its sockets again",
+                    self.proc_id)
+        counts = dict(self.local_conns)
+        await self.store.restore_process(self.proc_id, counts)
+        for table_id, user_id in counts:
+            await self.store.cancel_timer(f"grace|{table_id}|{user_id}")
 
     async def sweep_dead_processes(self) -> int:
         """Processes that stopped renewing their heartbeat died without closing their

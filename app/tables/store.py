@@ -266,8 +266,20 @@ class TableStore:
     async def connections(self, table_id: str, user_id: int) -> int:
         return _sockets_of(await self.redis.hgetall(k_conns(table_id)), user_id)
 
-    async def heartbeat(self, proc: str, now: float) -> None:
-        await self.redis.zadd(PROCS_KEY, {proc: now})
+    async def heartbeat(self, proc: str, now: float) -> bool:
+        """Renew ``proc``'s heartbeat; True if it was not registered (a first beat, or
+        another process took it for dead and swept it)."""
+        return bool(await self.redis.zadd(PROCS_KEY, {proc: now}))
+
+    async def restore_process(self, proc: str, counts: dict[tuple[str, int], int]) -> None:
+        """Count again the sockets a live process holds, after it was swept for dead."""
+        if not counts:
+            return
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for (table_id, user_id), n in counts.items():
+                pipe.hset(k_conns(table_id), f"{user_id}@{proc}", n)
+                pipe.sadd(k_proc_seats(proc), f"{table_id}|{user_id}")
+            await pipe.execute()
 
     async def dead_processes(self, before: float) -> list[str]:
         return [_str(p) for p in await self.redis.zrangebyscore(PROCS_KEY, "-inf", before)]

@@ -25,6 +25,7 @@ class TimerLoop:
         self.running: set[asyncio.Task[None]] = set()
         self.stopping = False
         self.next_beat = 0.0
+        self.registered = False  # a first heartbeat was written
         svc.kick = self.kick
 
     def kick(self, member: str, at: float) -> None:
@@ -51,7 +52,9 @@ class TimerLoop:
             return
         dead_after = self.svc.settings.process_dead_after_seconds
         self.next_beat = now + dead_after / 4
-        await self.svc.store.heartbeat(self.svc.proc_id, now)
+        if await self.svc.store.heartbeat(self.svc.proc_id, now) and self.registered:
+            await self.svc.rejoin()  # we stalled and were swept: count our sockets again
+        self.registered = True
         await self.svc.sweep_dead_processes()
 
     async def stop(self) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
+import signal
 from pathlib import Path
 
 import orjson
@@ -131,3 +132,33 @@ async def test_a_killed_process_s_players_get_the_grace_period(pg_url: str, own_
         a.stop()
         b.stop()
         redis_sync.close()
+
+
+async def test_a_stalled_process_that_comes_back_keeps_its_players(
+    pg_url: str, own_redis: str, tmp_path: Path,
+) -> None:
+    """A process frozen past the heartbeat's limit (SIGSTOP) is swept for dead and its
+    players' grace clocks start; when it runs again it counts its sockets again and
+    stops those clocks, so players who never left keep their seats."""
+    settings = {**LONG, "disconnect_grace_seconds": 3, "process_dead_after_seconds": 2}
+    a, b = start_servers(2, pg_url, own_redis, tmp_path, **settings)
+    people: list[Player] = []
+    try:
+        tid, people = await seat_players([a, b], "cerrado", 4, SHORT_4P)
+        b.proc.send_signal(signal.SIGSTOP)
+        try:
+            await asyncio.sleep(3.2)  # swept after 2 s; the grace clocks run out at ~5 s
+        finally:
+            b.proc.send_signal(signal.SIGCONT)
+        await asyncio.sleep(4)  # past the grace clocks the sweep started
+        watcher = people[0]
+        seats = watcher.tables[tid].meta["seats"]
+        assert not any(s["abandoned"] for s in seats), seats
+        assert "swept while alive" in b.log()
+        no_crash(a)
+        no_crash(b)
+    finally:
+        for p in people:
+            await p.aclose()
+        a.stop()
+        b.stop()
