@@ -1,13 +1,19 @@
-"""Helpers for the test suite: databases, migrations and service checks."""
+"""Helpers for the test suite: databases, migrations, service checks and real server
+processes."""
 
 from __future__ import annotations
 
+import socket
+import subprocess
+import sys
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
 import asyncpg
+import httpx
 from alembic import command
 from alembic.config import Config
 from sqlalchemy.engine import make_url
@@ -104,3 +110,58 @@ async def truncate_pg_tables(url: str) -> None:
             await conn.execute(f"TRUNCATE {names} RESTART IDENTITY CASCADE")
     finally:
         await conn.close()
+
+
+# ---------------------------------------------------------------- real server processes
+
+# How the Makefile and the Dockerfile start the server (their other flags are for the
+# network they serve on).
+UVICORN = [sys.executable, "-m", "uvicorn", "app.main:create_app", "--factory",
+           "--no-access-log", "--ws-per-message-deflate", "false"]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def start_uvicorn(port: int, env: dict[str, str], cwd: Path, log_path: Path,
+                  ) -> subprocess.Popen[bytes]:
+    """A real uvicorn process on 127.0.0.1:``port``, its output in ``log_path``."""
+    with log_path.open("wb") as log:  # the child keeps its own copy of the descriptor
+        return subprocess.Popen([*UVICORN, "--host", "127.0.0.1", "--port", str(port)],
+                                cwd=cwd, env=env, stdout=log, stderr=subprocess.STDOUT)
+
+
+def wait_ready(proc: subprocess.Popen[bytes], url: str, log_path: Path,
+               deadline: float) -> None:
+    """Until ``url`` answers 200; RuntimeError with the log's tail if the process exits
+    or ``deadline`` (a ``time.monotonic()`` value) passes first."""
+    while True:
+        if proc.poll() is not None:
+            raise RuntimeError(f"uvicorn exited at start:\n{_tail(log_path)}")
+        try:
+            if httpx.get(url, timeout=2).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"uvicorn not ready at {url}:\n{_tail(log_path)}")
+        time.sleep(0.1)
+
+
+def stop_process(proc: subprocess.Popen[bytes], timeout: float = 10) -> None:
+    """SIGTERM, then SIGKILL if it has not exited within ``timeout`` seconds."""
+    if proc.poll() is not None:
+        return
+    proc.terminate()
+    try:
+        proc.wait(timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def _tail(log_path: Path) -> str:
+    return log_path.read_text(errors="replace")[-4000:] if log_path.exists() else ""

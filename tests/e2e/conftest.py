@@ -13,18 +13,23 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
-import socket
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 from sqlalchemy.engine import make_url
 
-from tests.support import in_thread, recreate_pg_database, run_alembic
+from tests.support import (
+    free_port,
+    in_thread,
+    recreate_pg_database,
+    run_alembic,
+    start_uvicorn,
+    stop_process,
+    wait_ready,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 FRONTEND = ROOT / "frontend"
@@ -75,12 +80,6 @@ def browser(frontend_dist: Path) -> Iterator[object]:
     pw.stop()
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def _e2e_urls(pg_url: str, redis_url: str) -> tuple[str, str]:
     url = make_url(pg_url)
     db_url = url.set(database=f"{url.database}_e2e").render_as_string(hide_password=False)
@@ -102,7 +101,7 @@ def server(
     client = redis.Redis.from_url(e2e_redis)
     client.flushdb()
     client.close()
-    port = _free_port()
+    port = free_port()
     base = f"http://127.0.0.1:{port}"
     var = tmp_path_factory.mktemp("e2e-var")
     env = {
@@ -119,33 +118,12 @@ def server(
         "BURACO_LOGIN_LIMIT_PER_IP": "100000",
         "BURACO_TURN_SECONDS": "120",
     }
-    log = open(var / "server.log", "wb")  # noqa: SIM115 - closed below
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "app.main:create_app", "--factory",
-         "--host", "127.0.0.1", "--port", str(port), "--no-access-log",
-         "--ws-per-message-deflate", "false"],  # as Makefile and Dockerfile run it
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-    )
+    proc = start_uvicorn(port, env, ROOT, var / "server.log")
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError("the e2e server did not start:\n"
-                                   + (var / "server.log").read_text(errors="replace")[-4000:])
-            time.sleep(0.2)
+        wait_ready(proc, f"{base}/healthz", var / "server.log", time.monotonic() + 30)
         yield base
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
+        stop_process(proc)
 
 
 @pytest.fixture

@@ -8,7 +8,6 @@ what is tested: SQLite under ./var/ and the in-process Redis.
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -18,15 +17,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.support import REPO_ROOT
+from tests.support import REPO_ROOT, free_port, start_uvicorn, stop_process, wait_ready
 
 STARTUP_TIMEOUT_SECONDS = 60
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _clean_env() -> dict[str, str]:
@@ -46,49 +39,15 @@ def server(tmp_path: Path) -> Iterator[str]:
         timeout=120,
     )
     assert (tmp_path / "var" / "buraco.db").exists()
-    port = _free_port()
-    log = (tmp_path / "server.log").open("wb")
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "uvicorn",
-            "app.main:create_app",
-            "--factory",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--no-access-log",
-        ],
-        cwd=tmp_path,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
+    port = free_port()
+    proc = start_uvicorn(port, env, tmp_path, tmp_path / "server.log")
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + STARTUP_TIMEOUT_SECONDS
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"server exited early:\n{(tmp_path / 'server.log').read_text()}")
-            try:
-                if httpx.get(f"{base}/readyz", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail(f"server not ready:\n{(tmp_path / 'server.log').read_text()}")
-            time.sleep(0.2)
+        wait_ready(proc, f"{base}/readyz", tmp_path / "server.log",
+                   time.monotonic() + STARTUP_TIMEOUT_SECONDS)
         yield base
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        log.close()
+        stop_process(proc, timeout=15)
     assert proc.returncode is not None
 
 

@@ -13,9 +13,7 @@ import contextlib
 import os
 import random
 import signal
-import socket
 import subprocess
-import sys
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -28,15 +26,11 @@ import orjson
 import websockets
 from websockets.asyncio.client import ClientConnection
 
+from tests.support import free_port, start_uvicorn, stop_process, wait_ready
+
 REPO = Path(__file__).resolve().parents[2]
 ORIGIN = "http://tables.test"
 SEND_RATE = 18.0  # a scripted client stays under the server's 20 messages a second
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @dataclass
@@ -63,13 +57,7 @@ class Server:
         self.proc.wait(10)
 
     def stop(self) -> None:
-        if not self.alive():
-            return
-        self.proc.send_signal(signal.SIGTERM)
-        try:
-            self.proc.wait(10)
-        except subprocess.TimeoutExpired:
-            self.kill()
+        stop_process(self.proc)
 
     def log(self) -> str:
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
@@ -106,24 +94,10 @@ def start_servers(count: int, pg_url: str, redis_url: str, var_dir: Path,
     for _ in range(count):
         port = free_port()
         log_path = var_dir / f"uvicorn-{port}.log"
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "uvicorn", "app.main:create_app", "--factory",
-             "--host", "127.0.0.1", "--port", str(port), "--no-access-log",
-             "--ws-per-message-deflate", "false"],  # as Makefile and Dockerfile run it
-            cwd=REPO, env=env, stdout=log_path.open("wb"), stderr=subprocess.STDOUT,
-        )
-        servers.append(Server(port, proc, log_path))
+        servers.append(Server(port, start_uvicorn(port, env, REPO, log_path), log_path))
     deadline = time.monotonic() + 40
     for server in servers:
-        while True:
-            if not server.alive():
-                raise RuntimeError(f"uvicorn exited at start:\n{server.log()[-3000:]}")
-            with contextlib.suppress(httpx.HTTPError):
-                if httpx.get(server.base + "/readyz", timeout=2).status_code == 200:
-                    break
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"uvicorn not ready:\n{server.log()[-3000:]}")
-            time.sleep(0.1)
+        wait_ready(server.proc, server.base + "/readyz", server.log_path, deadline)
     return servers
 
 
