@@ -59,7 +59,9 @@ def apply(state: State, seat: int, command: C.Command) -> tuple[list[E.Event], S
     handler = _HANDLERS.get(type(command))
     if handler is None:
         raise RuleViolation("bad_command", "unknown command")
-    _check_turn(state, seat)
+    if not (type(seat) is int and seat == state.turn
+            and (state.phase == DRAW or state.phase == PLAY)):
+        _check_turn(state, seat)  # the seat to play, during a hand, passes without a call
     events: list[E.Event] = []
     new = handler(state, seat, command, events)
     _last[0] = (state, seat, command, tuple(events), new)
@@ -158,13 +160,15 @@ def _emit(state: State, events: list[E.Event], event: E.Event) -> State:
 
 
 def _draw(state: State, seat: int, cmd: C.Draw, events: list[E.Event]) -> State:
-    _need_phase(state, DRAW)
-    if not state.stock:
+    if state.phase != DRAW:
+        _need_phase(state, DRAW)
+    stock = state.stock
+    if not stock:
         raise RuleViolation("stock_empty", "the stock is empty")
-    event = E.Drew(seat, state.stock[0])
+    event: E.Drew = _new_tuple(E.Drew, (seat, stock[0]))
     events.append(event)
     state = _ev_drew(state, event)
-    if len(state.stock) > state.rules.stock_end:
+    if len(stock) - 1 > state.rules.stock_end:
         return state
     return _exhaust_stock(state, events)
 
@@ -289,7 +293,8 @@ def _add_cmd(state: State, seat: int, cmd: C.AddToMeld, events: list[E.Event]) -
 
 
 def _discard(state: State, seat: int, cmd: C.Discard, events: list[E.Event]) -> State:
-    _need_phase(state, PLAY)
+    if state.phase != PLAY:
+        _need_phase(state, PLAY)
     card = cmd.card
     hand = state.hands[seat]
     if card not in hand:
@@ -299,9 +304,9 @@ def _discard(state: State, seat: int, cmd: C.Discard, events: list[E.Event]) -> 
             "cannot_discard_taken_card",
             f"you took {NAME[card]} alone from the pile and cannot discard it this turn",
         )
-    rules = state.rules
-    team = rules.team_of(seat)
     if len(hand) == 1:
+        rules = state.rules
+        team = rules.team_of(seat)
         if state.muerto_status[team] == M_TABLE:
             state = _emit(state, events, E.Discarded(seat, card))
             state = _emit(state, events, E.MuertoTaken(seat, team, state.muertos[team], False))
@@ -310,9 +315,11 @@ def _discard(state: State, seat: int, cmd: C.Discard, events: list[E.Event]) -> 
             raise RuleViolation("cannot_close", _close_message(rules))
         state = _emit(state, events, E.Discarded(seat, card))
         return _end_hand(state, "closed", team, events)
-    event = E.Discarded(seat, card)
+    event: E.Discarded = _new_tuple(E.Discarded, (seat, card))
     events.append(event)
     state = _ev_discarded(state, event)
+    if len(state.stock) > state.rules.stock_end and state.turns < MAX_TURNS:
+        return state  # the common end of a turn (_end_of_turn, without the call)
     return _end_of_turn(state, events)
 
 
@@ -408,13 +415,17 @@ def _ev_started(state: State, e: E.HandStarted) -> State:
 
 
 def _ev_drew(state: State, e: E.Drew) -> State:
-    seat = e.seat
-    fields = list(state)
-    fields[_STATUS] = _start_turn(state, seat)[0]
-    fields[_PHASE] = PLAY
-    fields[_HANDS] = _set_hand(state, seat, add_cards(state.hands[seat], (e.card,)))
-    fields[_STOCK] = state.stock[1:]
-    return _new_tuple(State, fields)
+    seat, card = e
+    (rules, _, turn, hands, melds, stock, discard, muertos, status, taker, single, hand_no,
+     first, match_first, turns, closer, reason, scores, totals, winner, match_winner) = state
+    if M_TAKEN in status:
+        status = _start_turn(state, seat)[0]
+    new_hands = list(hands)
+    new_hands[seat] = tuple(sorted(hands[seat] + (card,)))
+    return _new_tuple(State, (
+        rules, PLAY, turn, tuple(new_hands), melds, stock[1:], discard, muertos, status, taker,
+        single, hand_no, first, match_first, turns, closer, reason, scores, totals, winner,
+        match_winner))
 
 
 def _ev_took(state: State, e: E.TookPile) -> State:
@@ -453,20 +464,21 @@ def _ev_added(state: State, e: E.Added) -> State:
 
 
 def _ev_discarded(state: State, e: E.Discarded) -> State:
-    hand = state.hands[e.seat]
-    if e.card in hand:
-        i = hand.index(e.card)
+    seat, card = e
+    (rules, _, _, hands, melds, stock, discard, muertos, status, taker, _, hand_no,
+     first, match_first, turns, closer, reason, scores, totals, winner, match_winner) = state
+    hand = hands[seat]
+    if card in hand:
+        i = hand.index(card)
         hand = hand[:i] + hand[i + 1:]
     else:
         hand = ()
-    fields = list(state)
-    fields[_PHASE] = DRAW
-    fields[_TURN] = (e.seat + 1) % state.rules.players
-    fields[_HANDS] = _set_hand(state, e.seat, hand)
-    fields[_DISCARD] = state.discard + (e.card,)
-    fields[_SINGLE] = -1
-    fields[_TURNS] = state.turns + 1
-    return _new_tuple(State, fields)
+    new_hands = list(hands)
+    new_hands[seat] = hand
+    return _new_tuple(State, (
+        rules, DRAW, (seat + 1) % rules.players, tuple(new_hands), melds, stock,
+        discard + (card,), muertos, status, taker, -1, hand_no, first, match_first, turns + 1,
+        closer, reason, scores, totals, winner, match_winner))
 
 
 def _ev_muerto(state: State, e: E.MuertoTaken) -> State:
