@@ -41,6 +41,11 @@ class Meld(NamedTuple):
         return len(self.naturals) + (self.wild >= 0)
 
 
+# Melds are built from all their fields at once (tuple.__new__): faster than Meld(...) or
+# _replace, which go through Python-level constructors on every meld and add.
+_new_meld = tuple.__new__
+
+
 def meld_cards(m: Meld) -> list[int]:
     """The physical cards of a meld (for scoring and conservation)."""
     if m.kind == GROUP:
@@ -148,8 +153,8 @@ def _build_group(
         raise _fail("group_suits_repeat", "a group needs cards of different suits")
     if rules.group_max and len(cards) > rules.group_max:
         raise _fail("group_too_large", f"a group holds at most {rules.group_max} cards")
-    return Meld(GROUP, -1, 0, 0, RANK[plain[0]], tuple(sorted(plain)),
-                wilds[0] if wilds else -1, 0, owner)
+    return _new_meld(Meld, (GROUP, -1, 0, 0, RANK[plain[0]], tuple(sorted(plain)),
+                            wilds[0] if wilds else -1, 0, owner, ()))
 
 
 def _build_sequence(
@@ -166,22 +171,23 @@ def _build_sequence(
     if twos_of_suit:
         choices.append((twos_of_suit[0], twos_of_suit[1:] + others))
     choices.append((None, twos_of_suit + others))
-    error = _fail("not_a_meld", "those cards do not make a sequence")
+    # the reason of the last candidate tried, raised only if none fits
+    error = ("not_a_meld", "those cards do not make a sequence")
     for natural_two, wilds in choices:
         if len(wilds) > 1:
-            error = _fail("too_many_wilds", "only one wild card per meld")
+            error = ("too_many_wilds", "only one wild card per meld")
             continue
         base = ranks + ([2] if natural_two is not None else [])
         for aces in _ace_options(n_aces):
             slots = sorted(base + aces)
             if len(set(slots)) != len(slots):
-                error = _fail("not_a_meld", "a sequence cannot hold the same card twice")
+                error = ("not_a_meld", "a sequence cannot hold the same card twice")
                 continue
             lo, hi = slots[0], slots[-1]
             missing = (hi - lo + 1) - len(slots)
             wild = wilds[0] if wilds else -1
             if missing > 1 or (missing == 1 and wild < 0):
-                error = _fail("not_a_meld", "those cards do not make a sequence")
+                error = ("not_a_meld", "those cards do not make a sequence")
                 continue
             wslot = 0
             if wild >= 0:
@@ -192,21 +198,21 @@ def _build_sequence(
                 else:
                     wslot = _wild_end(lo, hi, wild, suit)
                 if wild_as is not None and wslot != _slot_of(wild_as, suit, wslot):
-                    error = _fail("bad_wild_slot", "the wild card cannot stand in that slot")
+                    error = ("bad_wild_slot", "the wild card cannot stand in that slot")
                     continue
                 if wslot == 0:
-                    error = _fail("not_a_meld", "there is no room for the wild card")
+                    error = ("not_a_meld", "there is no room for the wild card")
                     continue
                 lo, hi = min(lo, wslot), max(hi, wslot)
             elif wild_as is not None:
-                error = _fail("bad_wild_slot", "there is no wild card to place")
+                error = ("bad_wild_slot", "there is no wild card to place")
                 continue
             why = _check_span(lo, hi, wslot, rules)
             if why:
-                error = _fail("ace_to_ace_not_allowed", why)
+                error = ("ace_to_ace_not_allowed", why)
                 continue
-            return Meld(SEQ, suit, lo, hi, 0, (), wild, wslot, owner)
-    raise error
+            return _new_meld(Meld, (SEQ, suit, lo, hi, 0, (), wild, wslot, owner, ()))
+    raise _fail(*error)
 
 
 def _slot_of(card: int, suit: int, hint: int) -> int:
@@ -262,7 +268,8 @@ def _add_to_group(m: Meld, cards: Sequence[int], rules: RuleSet, wild_as: int | 
         raise _fail("group_suits_repeat", "a group needs cards of different suits")
     if rules.group_max and len(naturals) + (wild >= 0) > rules.group_max:
         raise _fail("group_too_large", f"a group holds at most {rules.group_max} cards")
-    return m._replace(naturals=tuple(sorted(naturals)), wild=wild)
+    return _new_meld(Meld, (GROUP, m.suit, m.lo, m.hi, m.rank, tuple(sorted(naturals)), wild,
+                            m.wslot, m.owner, m.foreign))
 
 
 def _add_to_sequence(
@@ -332,7 +339,8 @@ def _add_to_sequence(
     why = _check_span(lo, hi, wslot, rules)
     if why:
         raise _fail("ace_to_ace_not_allowed", why)
-    return m._replace(lo=lo, hi=hi, wild=wild, wslot=wslot)
+    return _new_meld(Meld, (SEQ, suit, lo, hi, m.rank, m.naturals, wild, wslot, m.owner,
+                            m.foreign))
 
 
 def _add_end(lo: int, hi: int) -> int:
