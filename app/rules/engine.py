@@ -207,10 +207,12 @@ def _take(state: State, seat: int, cmd: C.TakeDiscard, events: list[E.Event]) ->
     else:
         taken = pile  # the whole pile; the play is with its top card
         card = pile[-1]
-    hand = state.hands[seat]
     if cmd.meld is not None:
-        _take_from_hand(hand, cmd.meld)  # the partners of the taken card come from the hand
-    state = _emit(state, events, E.TookPile(seat, taken))
+        # the partners of the taken card come from the hand
+        _take_from_hand(state.hands[seat], cmd.meld)
+    event: E.TookPile = _new_tuple(E.TookPile, (seat, taken))
+    events.append(event)
+    state = _ev_took(state, event)
     if cmd.meld is not None:
         return _lay(state, seat, (card, *cmd.meld), cmd.wild_as, events)
     if cmd.add is not None:
@@ -247,15 +249,15 @@ def _lay(
 ) -> State:
     rules = state.rules
     team = rules.team_of(seat)
-    _take_from_hand(state.hands[seat], cards)
+    rest = _take_from_hand(state.hands[seat], cards)
     meld = build_meld(cards, rules, team, wild_as)
+    team_melds = state.melds[team]
     if meld.kind == GROUP and rules.one_group_per_rank and any(
-        m.kind == GROUP and m.rank == meld.rank for m in state.melds[team]
+        m.kind == GROUP and m.rank == meld.rank for m in team_melds
     ):
         raise RuleViolation("group_rank_taken", "your side already has a group of that rank")
-    event = E.Melded(seat, tuple(cards), meld)
-    events.append(event)
-    state = _ev_melded(state, event)
+    events.append(_new_tuple(E.Melded, (seat, tuple(cards), meld)))
+    state = _played(state, seat, rest, team, team_melds + (meld,))  # as _ev_melded
     return _after_play(state, seat, team, events)
 
 
@@ -272,13 +274,15 @@ def _add(
         raise RuleViolation("no_such_meld", "there is no such meld")
     if team != own and not rules.add_to_any_meld:
         raise RuleViolation("not_your_meld", "you may add only to your own side's melds")
-    _take_from_hand(state.hands[seat], cards)
+    rest = _take_from_hand(state.hands[seat], cards)
     meld = add_to_meld(melds[index], cards, rules, wild_as)
     if team != own:
-        meld = meld._replace(foreign=tuple(sorted(meld.foreign + tuple((own, c) for c in cards))))
-    event = E.Added(seat, team, index, tuple(cards), meld)
-    events.append(event)
-    state = _ev_added(state, event)
+        foreign = tuple(sorted(meld.foreign + tuple((own, c) for c in cards)))
+        meld = _new_tuple(Meld, (*meld[:_FOREIGN], foreign))
+    events.append(_new_tuple(E.Added, (seat, team, index, tuple(cards), meld)))
+    team_melds = list(melds)
+    team_melds[index] = meld
+    state = _played(state, seat, rest, team, tuple(team_melds))  # as _ev_added
     return _after_play(state, seat, own, events)
 
 
@@ -388,6 +392,7 @@ def _set_hand(state: State, seat: int, hand: tuple[int, ...]) -> tuple[tuple[int
 # _replace, which is several times slower: it runs on every command. Field positions:
 _PHASE, _TURN, _HANDS, _MELDS, _STOCK, _DISCARD, _MUERTOS, _STATUS, _TAKER, _SINGLE = range(1, 11)
 _TURNS = 14
+_FOREIGN = 9  # of a Meld
 _new_tuple = tuple.__new__
 
 
@@ -431,7 +436,8 @@ def _ev_drew(state: State, e: E.Drew) -> State:
 def _ev_took(state: State, e: E.TookPile) -> State:
     seat = e.seat
     fields = list(state)
-    fields[_STATUS] = _start_turn(state, seat)[0]
+    if M_TAKEN in state.muerto_status:
+        fields[_STATUS] = _start_turn(state, seat)[0]
     fields[_SINGLE] = \
         e.cards[0] if len(e.cards) == 1 and state.rules.single_take_no_discard else -1
     fields[_PHASE] = PLAY
@@ -440,27 +446,31 @@ def _ev_took(state: State, e: E.TookPile) -> State:
     return _new_tuple(State, fields)
 
 
+def _played(
+    state: State, seat: int, hand: tuple[int, ...], team: int, team_melds: tuple[Meld, ...]
+) -> State:
+    """The state with the seat's hand and one side's melds replaced (a meld or an add)."""
+    fields = list(state)
+    hands = list(state.hands)
+    hands[seat] = hand
+    fields[_HANDS] = tuple(hands)
+    melds = list(state.melds)
+    melds[team] = team_melds
+    fields[_MELDS] = tuple(melds)
+    return _new_tuple(State, fields)
+
+
 def _ev_melded(state: State, e: E.Melded) -> State:
     hand = remove_cards(state.hands[e.seat], e.cards) or ()
     team = e.meld.owner
-    melds = list(state.melds)
-    melds[team] = melds[team] + (e.meld,)
-    fields = list(state)
-    fields[_HANDS] = _set_hand(state, e.seat, hand)
-    fields[_MELDS] = tuple(melds)
-    return _new_tuple(State, fields)
+    return _played(state, e.seat, hand, team, state.melds[team] + (e.meld,))
 
 
 def _ev_added(state: State, e: E.Added) -> State:
     hand = remove_cards(state.hands[e.seat], e.cards) or ()
-    melds = list(state.melds)
-    team_melds = list(melds[e.team])
+    team_melds = list(state.melds[e.team])
     team_melds[e.index] = e.meld
-    melds[e.team] = tuple(team_melds)
-    fields = list(state)
-    fields[_HANDS] = _set_hand(state, e.seat, hand)
-    fields[_MELDS] = tuple(melds)
-    return _new_tuple(State, fields)
+    return _played(state, e.seat, hand, e.team, tuple(team_melds))
 
 
 def _ev_discarded(state: State, e: E.Discarded) -> State:
