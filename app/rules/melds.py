@@ -101,14 +101,9 @@ def _check_span(lo: int, hi: int, wslot: int, rules: RuleSet) -> str | None:
     return None
 
 
-def _ace_options(n_aces: int) -> list[list[int]]:
-    if n_aces == 0:
-        return [[]]
-    if n_aces == 1:
-        return [[14], [1]]  # an ace stands high unless the run needs it low
-    if n_aces == 2:
-        return [[1, 14]]
-    return []
+# The slots the aces of a run may take, by their number (never mutated): an ace stands
+# high unless the run needs it low; two take both ends; three or more never fit.
+_ACE_OPTIONS: tuple[list[list[int]], ...] = ([[]], [[14], [1]], [[1, 14]])
 
 
 def _wild_end(lo: int, hi: int, wild: int, suit: int) -> int:
@@ -133,10 +128,10 @@ def build_meld(
         if all(RANK[c] == 2 for c in cards):
             raise _fail("group_of_twos", "groups of 2s are not allowed")
         raise _fail("too_many_wilds", "only one wild card per meld")
-    r0 = RANK[plain[0]]
-    if len(plain) >= 2 and all(RANK[c] == r0 for c in plain):
+    ranks = [RANK[c] for c in plain]
+    if len(plain) >= 2 and ranks.count(ranks[0]) == len(ranks):
         return _build_group(cards, plain, rules, owner, wild_as)
-    return _build_sequence(cards, plain, rules, owner, wild_as)
+    return _build_sequence(cards, plain, ranks, rules, owner, wild_as)
 
 
 def _build_group(
@@ -158,15 +153,30 @@ def _build_group(
 
 
 def _build_sequence(
-    cards: Sequence[int], plain: list[int], rules: RuleSet, owner: int, wild_as: int | None
+    cards: Sequence[int], plain: list[int], ranks: list[int], rules: RuleSet, owner: int,
+    wild_as: int | None,
 ) -> Meld:
+    """``ranks`` are those of ``plain`` (the cards that cannot be wild), in order."""
     suit = SUIT[plain[0]]
-    if any(SUIT[c] != suit for c in plain):
-        raise _fail("not_a_meld", "a sequence needs cards of one suit in a row")
-    twos_of_suit = [c for c in cards if RANK[c] == 2 and SUIT[c] == suit]
-    others = [c for c in cards if WILD_CAPABLE[c] and not (RANK[c] == 2 and SUIT[c] == suit)]
-    ranks = [RANK[c] for c in plain if RANK[c] != 1]
-    n_aces = len(plain) - len(ranks)
+    for c in plain:
+        if SUIT[c] != suit:
+            raise _fail("not_a_meld", "a sequence needs cards of one suit in a row")
+    n_aces = ranks.count(1)
+    if n_aces:
+        ranks = [r for r in ranks if r != 1]
+    if len(plain) == len(cards):  # no 2 and no joker
+        if not n_aces and wild_as is None:
+            # the common case, naturals 3..K: a run when they are distinct and gapless
+            slots = sorted(ranks)
+            lo, hi = slots[0], slots[-1]
+            if hi - lo + 1 == len(slots) and len(set(slots)) == len(slots):
+                return _new_meld(Meld, (SEQ, suit, lo, hi, 0, (), -1, 0, owner, ()))
+        twos_of_suit: list[int] = []
+        others: list[int] = []
+    else:
+        two = suit * 13 + 1  # the 2 of the suit
+        twos_of_suit = [c for c in cards if c == two]
+        others = [c for c in cards if WILD_CAPABLE[c] and c != two]
     choices: list[tuple[int | None, list[int]]] = []
     if twos_of_suit:
         choices.append((twos_of_suit[0], twos_of_suit[1:] + others))
@@ -178,7 +188,7 @@ def _build_sequence(
             error = ("too_many_wilds", "only one wild card per meld")
             continue
         base = ranks + ([2] if natural_two is not None else [])
-        for aces in _ace_options(n_aces):
+        for aces in _ACE_OPTIONS[n_aces] if n_aces <= 2 else ():
             slots = sorted(base + aces)
             if len(set(slots)) != len(slots):
                 error = ("not_a_meld", "a sequence cannot hold the same card twice")
