@@ -286,6 +286,17 @@ def _add_to_sequence(
     m: Meld, cards: Sequence[int], rules: RuleSet, wild_as: int | None
 ) -> Meld:
     suit, lo, hi, wild, wslot = m.suit, m.lo, m.hi, m.wild, m.wslot
+    if len(cards) == 1 and wild_as is None:
+        c = cards[0]
+        placed = None if WILD_CAPABLE[c] or SUIT[c] != suit else \
+            _place_natural(c, suit, lo, hi, wild, wslot, rules)
+        if placed is not None:  # the common add, one natural that fits: as below, directly
+            lo, hi, wild, wslot = placed
+            why = _check_span(lo, hi, wslot, rules)
+            if why:
+                raise _fail("ace_to_ace_not_allowed", why)
+            return _new_meld(Meld, (SEQ, suit, lo, hi, m.rank, m.naturals, wild, wslot, m.owner,
+                                    m.foreign))
     naturals = [c for c in cards if not WILD_CAPABLE[c]]
     twos = [c for c in cards if RANK[c] == 2 and SUIT[c] == suit]
     wilds = [c for c in cards if WILD_CAPABLE[c] and not (RANK[c] == 2 and SUIT[c] == suit)]
