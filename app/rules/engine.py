@@ -182,42 +182,43 @@ def _exhaust_stock(state: State, events: list[E.Event]) -> State:
 
 
 def _take(state: State, seat: int, cmd: C.TakeDiscard, events: list[E.Event]) -> State:
-    _need_phase(state, DRAW)
-    rules = state.rules
+    if state.phase != DRAW:
+        _need_phase(state, DRAW)
     pile = state.discard
     if not pile:
         raise RuleViolation("pile_empty", "the discard pile is empty")
-    depth = cmd.depth
+    depth, meld, add, wild_as = cmd
     if not isinstance(depth, int) or depth < 1 or depth > len(pile):
         raise RuleViolation("bad_depth", "there is no card at that depth in the pile")
-    if depth > 1 and rules.discard_pile != "any_depth":
+    mode = state.rules.discard_pile
+    if depth > 1 and mode != "any_depth":
         raise RuleViolation("bad_depth", "the pile is taken whole")
-    plays = (cmd.meld is not None) + (cmd.add is not None)
+    plays = (meld is not None) + (add is not None)
     if plays > 1:
         raise RuleViolation("bad_command", "play the card either in a meld or on one meld")
-    if rules.discard_pile != "open" and not plays:
+    if mode != "open" and not plays:
         raise RuleViolation(
             "pile_needs_play", "to take the pile you must play the card you take at once"
         )
-    if rules.discard_pile == "open" and cmd.wild_as is not None and not plays:
+    if mode == "open" and wild_as is not None and not plays:
         raise RuleViolation("bad_wild_slot", "there is no wild card to place")
-    if rules.discard_pile == "any_depth":
+    if mode == "any_depth":
         taken = pile[-depth:]  # the card taken for, and every card above it
         card = taken[0]
     else:
         taken = pile  # the whole pile; the play is with its top card
         card = pile[-1]
-    if cmd.meld is not None:
+    if meld is not None:
         # the partners of the taken card come from the hand
-        _take_from_hand(state.hands[seat], cmd.meld)
+        _take_from_hand(state.hands[seat], meld)
     event: E.TookPile = _new_tuple(E.TookPile, (seat, taken))
     events.append(event)
     state = _ev_took(state, event)
-    if cmd.meld is not None:
-        return _lay(state, seat, (card, *cmd.meld), cmd.wild_as, events)
-    if cmd.add is not None:
-        team, index = cmd.add
-        return _add(state, seat, team, index, (card,), cmd.wild_as, events)
+    if meld is not None:
+        return _lay(state, seat, (card, *meld), wild_as, events)
+    if add is not None:
+        team, index = add
+        return _add(state, seat, team, index, (card,), wild_as, events)
     single = state.taken_single
     if (single >= 0 and all(c == single for c in state.hands[seat])
             and not _can_lay_all(state, seat)):
@@ -434,16 +435,18 @@ def _ev_drew(state: State, e: E.Drew) -> State:
 
 
 def _ev_took(state: State, e: E.TookPile) -> State:
-    seat = e.seat
-    fields = list(state)
-    if M_TAKEN in state.muerto_status:
-        fields[_STATUS] = _start_turn(state, seat)[0]
-    fields[_SINGLE] = \
-        e.cards[0] if len(e.cards) == 1 and state.rules.single_take_no_discard else -1
-    fields[_PHASE] = PLAY
-    fields[_HANDS] = _set_hand(state, seat, add_cards(state.hands[seat], e.cards))
-    fields[_DISCARD] = state.discard[: len(state.discard) - len(e.cards)]
-    return _new_tuple(State, fields)
+    seat, cards = e
+    (rules, _, turn, hands, melds, stock, discard, muertos, status, taker, _, hand_no,
+     first, match_first, turns, closer, reason, scores, totals, winner, match_winner) = state
+    if M_TAKEN in status:
+        status = _start_turn(state, seat)[0]
+    single = cards[0] if len(cards) == 1 and rules.single_take_no_discard else -1
+    new_hands = list(hands)
+    new_hands[seat] = tuple(sorted((*hands[seat], *cards)))  # add_cards
+    return _new_tuple(State, (
+        rules, PLAY, turn, tuple(new_hands), melds, stock, discard[: len(discard) - len(cards)],
+        muertos, status, taker, single, hand_no, first, match_first, turns, closer, reason,
+        scores, totals, winner, match_winner))
 
 
 def _played(
