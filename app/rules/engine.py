@@ -320,10 +320,19 @@ def _discard(state: State, seat: int, cmd: C.Discard, events: list[E.Event]) -> 
             raise RuleViolation("cannot_close", _close_message(rules))
         state = _emit(state, events, E.Discarded(seat, card))
         return _end_hand(state, "closed", team, events)
-    event: E.Discarded = _new_tuple(E.Discarded, (seat, card))
-    events.append(event)
-    state = _ev_discarded(state, event)
-    if len(state.stock) > state.rules.stock_end and state.turns < MAX_TURNS:
+    events.append(_new_tuple(E.Discarded, (seat, card)))
+    # _ev_discarded, with the card known to be in the hand
+    (rules, _, _, hands, melds, stock, discard, muertos, status, taker, _, hand_no,
+     first, match_first, turns, closer, reason, scores, totals, winner, match_winner) = state
+    i = hand.index(card)
+    new_hands = list(hands)
+    new_hands[seat] = hand[:i] + hand[i + 1:]
+    turns += 1
+    state = _new_tuple(State, (
+        rules, DRAW, (seat + 1) % rules.players, tuple(new_hands), melds, stock,
+        discard + (card,), muertos, status, taker, -1, hand_no, first, match_first, turns,
+        closer, reason, scores, totals, winner, match_winner))
+    if len(stock) > rules.stock_end and turns < MAX_TURNS:
         return state  # the common end of a turn (_end_of_turn, without the call)
     return _end_of_turn(state, events)
 
