@@ -162,13 +162,22 @@ def _emit(state: State, events: list[E.Event], event: E.Event) -> State:
 def _draw(state: State, seat: int, cmd: C.Draw, events: list[E.Event]) -> State:
     if state.phase != DRAW:
         _need_phase(state, DRAW)
-    stock = state.stock
+    (rules, _, turn, hands, melds, stock, discard, muertos, status, taker, single, hand_no,
+     first, match_first, turns, closer, reason, scores, totals, winner, match_winner) = state
     if not stock:
         raise RuleViolation("stock_empty", "the stock is empty")
-    event: E.Drew = _new_tuple(E.Drew, (seat, stock[0]))
-    events.append(event)
-    state = _ev_drew(state, event)
-    if len(stock) - 1 > state.rules.stock_end:
+    card = stock[0]
+    events.append(_new_tuple(E.Drew, (seat, card)))
+    # _ev_drew, inline
+    if M_TAKEN in status:
+        status = _start_turn(state, seat)[0]
+    new_hands = list(hands)
+    new_hands[seat] = tuple(sorted(hands[seat] + (card,)))
+    state = _new_tuple(State, (
+        rules, PLAY, turn, tuple(new_hands), melds, stock[1:], discard, muertos, status, taker,
+        single, hand_no, first, match_first, turns, closer, reason, scores, totals, winner,
+        match_winner))
+    if len(stock) - 1 > rules.stock_end:
         return state
     return _exhaust_stock(state, events)
 
