@@ -259,7 +259,9 @@ def _lay(
 ) -> State:
     rules = state.rules
     team = rules.team_of(seat)
-    rest = _take_from_hand(state.hands[seat], cards)
+    rest = remove_cards(state.hands[seat], cards)
+    if rest is None:
+        raise RuleViolation("card_not_in_hand", "you do not hold those cards")
     meld = build_meld(cards, rules, team, wild_as)
     team_melds = state.melds[team]
     if meld.kind == GROUP and rules.one_group_per_rank and any(
@@ -267,7 +269,10 @@ def _lay(
     ):
         raise RuleViolation("group_rank_taken", "your side already has a group of that rank")
     events.append(_new_tuple(E.Melded, (seat, tuple(cards), meld)))
+    single = state.taken_single
     state = _played(state, seat, rest, team, team_melds + (meld,))  # as _ev_melded
+    if len(rest) > 1 and single < 0:
+        return state  # nothing for _after_play to do
     return _after_play(state, seat, team, events)
 
 
@@ -284,7 +289,9 @@ def _add(
         raise RuleViolation("no_such_meld", "there is no such meld")
     if team != own and not rules.add_to_any_meld:
         raise RuleViolation("not_your_meld", "you may add only to your own side's melds")
-    rest = _take_from_hand(state.hands[seat], cards)
+    rest = remove_cards(state.hands[seat], cards)
+    if rest is None:
+        raise RuleViolation("card_not_in_hand", "you do not hold those cards")
     meld = add_to_meld(melds[index], cards, rules, wild_as)
     if team != own:
         foreign = tuple(sorted(meld.foreign + tuple((own, c) for c in cards)))
@@ -292,17 +299,22 @@ def _add(
     events.append(_new_tuple(E.Added, (seat, team, index, tuple(cards), meld)))
     team_melds = list(melds)
     team_melds[index] = meld
+    single = state.taken_single
     state = _played(state, seat, rest, team, tuple(team_melds))  # as _ev_added
+    if len(rest) > 1 and single < 0:
+        return state  # nothing for _after_play to do
     return _after_play(state, seat, own, events)
 
 
 def _meld_cmd(state: State, seat: int, cmd: C.LayMeld, events: list[E.Event]) -> State:
-    _need_phase(state, PLAY)
+    if state.phase != PLAY:
+        _need_phase(state, PLAY)
     return _lay(state, seat, tuple(cmd.cards), cmd.wild_as, events)
 
 
 def _add_cmd(state: State, seat: int, cmd: C.AddToMeld, events: list[E.Event]) -> State:
-    _need_phase(state, PLAY)
+    if state.phase != PLAY:
+        _need_phase(state, PLAY)
     return _add(state, seat, cmd.team, cmd.index, tuple(cmd.cards), cmd.wild_as, events)
 
 
