@@ -323,8 +323,10 @@ def _discard(state: State, seat: int, cmd: C.Discard, events: list[E.Event]) -> 
         _need_phase(state, PLAY)
     card = cmd.card
     hand = state.hands[seat]
-    if card not in hand:
-        raise RuleViolation("card_not_in_hand", "you do not hold that card")
+    try:
+        i = hand.index(card)
+    except ValueError:
+        raise RuleViolation("card_not_in_hand", "you do not hold that card") from None
     if card == state.taken_single:
         raise RuleViolation(
             "cannot_discard_taken_card",
@@ -342,10 +344,9 @@ def _discard(state: State, seat: int, cmd: C.Discard, events: list[E.Event]) -> 
         state = _emit(state, events, E.Discarded(seat, card))
         return _end_hand(state, "closed", team, events)
     events.append(_new_tuple(E.Discarded, (seat, card)))
-    # _ev_discarded, with the card known to be in the hand
+    # _ev_discarded, with the card's place in the hand known
     (rules, _, _, hands, melds, stock, discard, muertos, status, taker, _, hand_no,
      first, match_first, turns, closer, reason, scores, totals, winner, match_winner) = state
-    i = hand.index(card)
     new_hands = list(hands)
     new_hands[seat] = hand[:i] + hand[i + 1:]
     turns += 1
