@@ -219,12 +219,12 @@ def _take(state: State, seat: int, cmd: C.TakeDiscard, events: list[E.Event]) ->
         card = pile[-1]
     if meld is not None:
         # the partners of the taken card come from the hand
-        _take_from_hand(state.hands[seat], meld)
+        rest = _take_from_hand(state.hands[seat], meld)
+        events.append(_new_tuple(E.TookPile, (seat, taken)))
+        return _take_and_lay(state, seat, taken, card, meld, rest, wild_as, events)
     event: E.TookPile = _new_tuple(E.TookPile, (seat, taken))
     events.append(event)
     state = _ev_took(state, event)
-    if meld is not None:
-        return _lay(state, seat, (card, *meld), wild_as, events)
     if add is not None:
         team, index = add
         return _add(state, seat, team, index, (card,), wild_as, events)
@@ -233,6 +233,44 @@ def _take(state: State, seat: int, cmd: C.TakeDiscard, events: list[E.Event]) ->
             and not _can_lay_all(state, seat)):
         raise RuleViolation("stranded", "you would hold only cards you may not discard")
     return state
+
+
+def _take_and_lay(
+    state: State, seat: int, taken: tuple[int, ...], card: int, meld: Sequence[int],
+    rest: tuple[int, ...], wild_as: int | None, events: list[E.Event],
+) -> State:
+    """_ev_took of the TookPile just emitted, then _lay of ``card`` and ``meld``, in one
+    step: the same checks in the same order and the same final state, without building
+    the state between them. ``rest`` is the hand before the take minus ``meld``."""
+    (rules, _, turn, hands, melds, stock, discard, muertos, status, taker, _, hand_no,
+     first, match_first, turns, closer, reason, scores, totals, winner, match_winner) = state
+    team = rules.team_of(seat)
+    cards = (card, *meld)
+    new_meld = build_meld(cards, rules, team, wild_as)
+    team_melds = melds[team]
+    if new_meld.kind == GROUP and rules.one_group_per_rank and any(
+        m.kind == GROUP and m.rank == new_meld.rank for m in team_melds
+    ):
+        raise RuleViolation("group_rank_taken", "your side already has a group of that rank")
+    events.append(_new_tuple(E.Melded, (seat, cards, new_meld)))
+    if M_TAKEN in status:  # as _ev_took
+        status = _start_turn(state, seat)[0]
+    single = taken[0] if len(taken) == 1 and rules.single_take_no_discard else -1
+    others = list(taken)
+    others.remove(card)
+    # the hand after the take minus the melded cards (both sorted multisets)
+    hand = tuple(sorted((*rest, *others)))
+    new_hands = list(hands)
+    new_hands[seat] = hand
+    new_melds = list(melds)
+    new_melds[team] = team_melds + (new_meld,)
+    state = _new_tuple(State, (
+        rules, PLAY, turn, tuple(new_hands), tuple(new_melds), stock,
+        discard[: len(discard) - len(taken)], muertos, status, taker, single, hand_no, first,
+        match_first, turns, closer, reason, scores, totals, winner, match_winner))
+    if len(hand) > 1 and single < 0:
+        return state  # nothing for _after_play to do
+    return _after_play(state, seat, team, events)
 
 
 def _can_lay_all(state: State, seat: int) -> bool:
