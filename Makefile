@@ -9,10 +9,10 @@ PORT   ?= 8000
 # The shared rules scenarios live beside the repository when it is checked out for CI.
 SHARED_CONFORMANCE := $(CURDIR)/../shared/conformance
 
-.PHONY: run test install frontend migrate lint typecheck imports pytest conformance clean
+.PHONY: run test install native frontend migrate lint typecheck imports pytest conformance clean
 
 ## Start the server (embedded SQLite + in-process Redis unless BURACO_* say otherwise).
-run: install frontend migrate
+run: install native frontend migrate
 	exec $(BIN)/uvicorn app.main:create_app --factory --host $(HOST) --port $(PORT) --no-access-log \
 		--ws-per-message-deflate false
 
@@ -28,6 +28,15 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	touch $@
 
 install: $(VENV)/.installed
+
+## Compile the rules engine with mypyc (app/native.py) when its sources changed since the
+## last build. Without a C compiler this says so and everything runs on the sources.
+RULES_SOURCES := $(filter-out app/rules/__init__.py app/rules/conformance.py,\
+	$(wildcard app/rules/*.py))
+app/rules/_compiled.json: $(RULES_SOURCES) app/native.py $(VENV)/.installed
+	$(BIN)/python -m app.native build || true
+
+native: install app/rules/_compiled.json
 
 ## Build the browser client (frontend/) when it is not built yet or its sources changed.
 FRONTEND_STALE = $(shell [ -f frontend/dist/index.html ] && find frontend/src frontend/index.html \
@@ -54,13 +63,14 @@ imports: install
 	$(BIN)/lint-imports
 
 # Exit code 5 means "no tests collected": not a failure of the suite itself.
-pytest: install
+pytest: install native
 	$(BIN)/pytest; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests"; exit 0; fi; exit $$rc
 
-conformance: install
+conformance: install native
 	$(BIN)/python -m app.rules.conformance tests/rules/scenarios \
 		$$( [ -d "$(SHARED_CONFORMANCE)" ] && echo "$(SHARED_CONFORMANCE)" )
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .import_linter_cache *.egg-info
+	[ ! -x $(BIN)/python ] || $(BIN)/python -m app.native clean
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .import_linter_cache *.egg-info build

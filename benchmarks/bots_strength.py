@@ -32,6 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from app import native  # noqa: E402
 from app.rules import commands as C  # noqa: E402
 from app.rules.bots import Bot, GreedyBot, RandomBot, play_hand  # noqa: E402
 from app.rules.deal import random_deal  # noqa: E402
@@ -90,6 +91,7 @@ def main(argv: list[str] | None = None) -> int:
     chunks = max(1, args.jobs) * 4
     result: dict[str, dict[str, float]] = {}
     print(f"GreedyBot vs RandomBot, {args.hands} seeded hands per row (target >= 90%)")
+    print(native.describe())
     print(f"{'preset':<14}{'pl':>3}{'greedy wins':>13}{'1st place':>11}{'avg turns':>11}"
           f"{'secs':>7}")
     with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:

@@ -1,4 +1,8 @@
-"""Rules engine benchmark: ``python benchmarks/engine.py [--quick] [--hands N]``.
+"""Rules engine benchmark: ``python benchmarks/engine.py [--quick] [--hands N] [--pure]``.
+
+It measures the engine as the server runs it: compiled by mypyc when a build of these
+sources is in place (``make native``, which ``make run`` and ``make test`` run), the
+Python sources otherwise or with ``--pure``. Its second line says which.
 
 Per preset and player count (every player count the preset is offered with) it measures,
 in one process on one core:
@@ -31,6 +35,11 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+
+from app import native  # noqa: E402
+
+if "--pure" in sys.argv[1:]:  # before anything imports the rules engine
+    native.use_sources()
 
 from app.rules import commands as C  # noqa: E402
 from app.rules.bots import GreedyBot, play_hand  # noqa: E402
@@ -137,6 +146,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="a fast, rougher run")
     parser.add_argument("--hands", type=int, default=0, help="GreedyBot hands per row")
     parser.add_argument("--preset", action="append", help="only these presets")
+    parser.add_argument("--pure", action="store_true",
+                        help="run the Python sources even where a compiled build is in place")
     args = parser.parse_args(argv)
     hands = args.hands or (30 if args.quick else 300)
     timed = max(5, hands // 5)
@@ -146,6 +157,7 @@ def main(argv: list[str] | None = None) -> int:
               f"{'views med':>11}{'apply+views':>13}{'roundtrip':>11}")
     print(f"rules engine benchmark ({hands} GreedyBot hands per row, {timed} timed in detail,"
           f" {CODEC}; times in microseconds)")
+    print(native.describe())
     print(header)
     print("-" * len(header))
     for preset in args.preset or list(PRESETS):

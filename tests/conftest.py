@@ -29,9 +29,26 @@ from asgi_lifespan import LifespanManager
 from fastapi import FastAPI
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.core.config import Settings
-from app.main import create_app
-from tests.support import in_thread, recreate_pg_database, run_alembic, truncate_pg_tables
+from app import native
+
+# The rules engine under test: the mypyc build when one of these very sources is in
+# place (``make native``), else the sources. BURACO_RULES_PURE=1 forces the sources. A
+# stale build (sources edited since) would test old code, so the run stops instead.
+if os.environ.get("BURACO_RULES_PURE", "") == "1":
+    native.use_sources()
+elif native.status() == native.STALE:
+    pytest.exit("the compiled rules engine is stale (app/rules changed since it was built):"
+                " run `make native` (or `python -m app.native clean` to test the sources)",
+                returncode=4)
+
+from app.core.config import Settings  # noqa: E402
+from app.main import create_app  # noqa: E402
+from tests.support import (  # noqa: E402
+    in_thread,
+    recreate_pg_database,
+    run_alembic,
+    truncate_pg_tables,
+)
 
 CI = os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
 TEST_DATABASE_URL = os.environ.get(

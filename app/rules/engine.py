@@ -9,7 +9,7 @@ events it returns fold with ``evolve`` into exactly the state it returns.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from typing import Any, cast
 
 from . import commands as C
 from . import events as E
@@ -48,7 +48,10 @@ def fold(state: State, events: Iterable[E.Event]) -> State:
     return state
 
 
-def apply(state: State, seat: int, command: C.Command) -> tuple[list[E.Event], State]:
+def apply(state: State, seat: object, command: object) -> tuple[list[E.Event], State]:
+    # ``seat`` and ``command`` come typed ``object``: anything a caller hands in gets a
+    # RuleViolation, never a TypeError (also where mypyc compiles this module, which
+    # checks the declared type of every argument, and would turn True into seat 1)
     if type(command) is C.Deal:
         if seat != C.SYSTEM:
             raise RuleViolation("not_allowed", "only the table deals")
@@ -63,7 +66,8 @@ def apply(state: State, seat: int, command: C.Command) -> tuple[list[E.Event], S
             and (state.phase == DRAW or state.phase == PLAY)):
         _check_turn(state, seat)  # the seat to play, during a hand, passes without a call
     events: list[E.Event] = []
-    new = handler(state, seat, command, events)
+    # (``_check_turn`` let only an int through)
+    new = handler(state, cast(int, seat), cast(C.Command, command), events)
     _last[0] = (state, seat, command, tuple(events), new)
     return events, new
 
@@ -71,20 +75,20 @@ def apply(state: State, seat: int, command: C.Command) -> tuple[list[E.Event], S
 # The last command accepted and its outcome. States are immutable and apply is a pure
 # function, so when a bot has checked its move and the caller then plays it (the very
 # same state, seat and command objects), the second apply is answered from here.
-_last: list[tuple[State, int, C.Command, tuple[E.Event, ...], State] | None] = [None]
+_last: list[tuple[State, object, object, tuple[E.Event, ...], State] | None] = [None]
 
 
 # ---------------------------------------------------------------- checks
 
 
-def _check_turn(state: State, seat: int) -> None:
+def _check_turn(state: State, seat: object) -> None:
     if type(seat) is int and seat == state.turn and (state.phase == DRAW or state.phase == PLAY):
         return  # the common case: the seat to play, during a hand
     if state.phase == OVER:
         raise RuleViolation("game_over", "the game is over")
     if state.phase == HAND_OVER:
         raise RuleViolation("hand_over", "the hand is over")
-    if not (isinstance(seat, int) and 0 <= seat < state.rules.players):
+    if not (type(seat) is int and 0 <= seat < state.rules.players):  # (True is no seat)
         raise RuleViolation("bad_seat", "there is no such seat")
     if seat != state.turn:
         raise RuleViolation("not_your_turn", "it is not your turn")

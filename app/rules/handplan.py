@@ -43,7 +43,9 @@ class Hand:
 
     __slots__ = ("cards", "counts", "masks", "ranks", "wilds")
 
-    def __init__(self, cards: tuple[int, ...]) -> None:
+    def __init__(self, cards: tuple[int, ...] | None = None) -> None:
+        if cards is None:
+            return  # (``plus`` and ``minus`` fill in a copy's fields themselves)
         counts = [0] * 53
         masks = [0, 0, 0, 0]
         ranks = [0] * 14
@@ -61,7 +63,7 @@ class Hand:
     def plus(self, card: int, cards: tuple[int, ...] | None = None) -> Hand:
         """This hand with one more card, ``cards`` if given (copies the indexes rather
         than rebuilding them; ``cards`` is else unsorted: nothing here reads its order)."""
-        h = Hand.__new__(Hand)
+        h = Hand()
         h.cards = (*self.cards, card) if cards is None else cards
         counts = self.counts[:]
         counts[card] += 1
@@ -81,7 +83,7 @@ class Hand:
 
     def minus(self, cards: tuple[int, ...], rest: tuple[int, ...]) -> Hand:
         """This hand without ``cards`` (which it holds): ``rest`` (copies the indexes)."""
-        h = Hand.__new__(Hand)
+        h = Hand()
         h.cards = rest
         counts = self.counts[:]
         masks = self.masks[:]

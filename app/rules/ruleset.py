@@ -121,9 +121,11 @@ _KINDS = {f.name: type(getattr(_BASE, f.name)) for f in fields(RuleSet)}
 
 
 def make_ruleset(
-    preset: str, players: int | None = None, overrides: dict[str, Any] | None = None
+    preset: str, players: object = None, overrides: dict[str, Any] | None = None
 ) -> RuleSet:
-    """The preset's rules with the host's overrides, validated as a whole."""
+    """The preset's rules with the host's overrides, validated as a whole. (``players``
+    is typed ``object`` so that a wrong type is a ``bad_option`` here, compiled or not:
+    mypyc would refuse a string with a TypeError and turn True into 1.)"""
     base = PRESETS.get(preset)
     if base is None:
         raise RuleViolation("unknown_preset", f"there is no modality called {preset!r}")

@@ -164,7 +164,16 @@ def _code(fn: Any) -> str:
 
 
 def test_bad_command_unknown_object() -> None:
-    assert _code(lambda: apply(_dealt(), 0, object())) == "bad_command"  # type: ignore[arg-type]
+    assert _code(lambda: apply(_dealt(), 0, object())) == "bad_command"
+    assert _code(lambda: apply(_dealt(), 0, ("draw",))) == "bad_command"
+
+
+@pytest.mark.parametrize("seat", [True, False, "0", 0.0, None, -1, 99])
+def test_a_seat_that_is_no_int_is_bad_seat(seat: Any) -> None:
+    """Compiled or not (mypyc would turn True into 1 and refuse "0" with a TypeError)."""
+    state = _dealt()
+    assert state.turn == 0
+    assert _code(lambda: apply(state, seat, C.Draw())) == "bad_seat"
 
 
 def test_not_allowed_seat_deals() -> None:

@@ -43,5 +43,19 @@ def test_dockerfile_is_multistage_non_root_and_migrates_first() -> None:
     entry = next(line for line in text.splitlines() if line.startswith("ENTRYPOINT"))
     assert entry.index("alembic upgrade head") < entry.index("uvicorn app.main:create_app")
     assert "--factory" in entry
-    for path in ("alembic.ini", "migrations", "app"):
+    for path in ("alembic.ini", "migrations"):
         assert re.search(rf"^COPY {path} ", text, re.M), path
+    # the app comes from the builder, with the compiled rules engine
+    assert re.search(r"^COPY --from=builder /src/app \./app$", text, re.M)
+
+
+def test_dockerfile_compiles_the_rules_engine_with_the_pinned_tools() -> None:
+    text = (REPO_ROOT / "Dockerfile").read_text()
+    pyproject = (REPO_ROOT / "pyproject.toml").read_text()
+    for tool in ("mypy", "setuptools"):
+        pinned = re.findall(rf'"{tool}==([\w.]+)"', pyproject)
+        assert pinned, tool
+        assert re.findall(rf"\b{tool}==([\w.]+)", text) == pinned[-1:], tool
+    build = text.index("python -m app.native build")
+    assert text.index("test \"$(python -m app.native status)\" = compiled") > build
+    assert "gcc" in text[:build]
