@@ -30,9 +30,15 @@ def _meld_list(m: Meld) -> list[Any]:
             [list(f) for f in m.foreign]]
 
 
+# A meld is built from its fields as a tuple directly (``tuple.__new__``), without the
+# NamedTuple's generated ``__new__``: a state holds a dozen melds or more.
+_new_tuple = tuple.__new__
+
+
 def _meld_from_list(x: list[Any]) -> Meld:
-    return Meld(x[0], x[1], x[2], x[3], x[4], tuple(x[5]), x[6], x[7], x[8],
-                tuple(map(tuple, x[9])) if x[9] else ())
+    foreign = x[9]
+    return _new_tuple(Meld, (x[0], x[1], x[2], x[3], x[4], tuple(x[5]), x[6], x[7], x[8],
+                             tuple([tuple(f) for f in foreign]) if foreign else ()))
 
 
 def state_to_dict(s: State) -> dict[str, Any]:
@@ -50,19 +56,28 @@ def state_to_dict(s: State) -> dict[str, Any]:
     }
 
 
+_STATE_FIELDS = ("rules", "phase", "turn", "hands", "melds", "stock", "discard", "muertos",
+                 "muerto_status", "muerto_taker", "taken_single", "hand_no", "first",
+                 "match_first", "turns", "closer", "end_reason", "hand_scores", "totals",
+                 "winner", "match_winner")
+if State._fields != _STATE_FIELDS:  # pragma: no cover - state_from_dict needs updating
+    raise ImportError("State's fields changed: update serialize.state_from_dict")
+
+
 def state_from_dict(d: dict[str, Any]) -> State:
-    return State(
-        rules=ruleset_from_dict(d["rules"]), phase=d["phase"], turn=d["turn"],
-        hands=tuple(map(tuple, d["hands"])),
-        melds=tuple(tuple(map(_meld_from_list, team)) for team in d["melds"]),
-        stock=tuple(d["stock"]), discard=tuple(d["discard"]),
-        muertos=tuple(map(tuple, d["muertos"])),
-        muerto_status=tuple(d["muerto_status"]), muerto_taker=tuple(d["muerto_taker"]),
-        taken_single=d["taken_single"], hand_no=d["hand_no"], first=d["first"],
-        match_first=d["match_first"], turns=d["turns"], closer=d["closer"],
-        end_reason=d["end_reason"], hand_scores=tuple(d["hand_scores"]),
-        totals=tuple(d["totals"]), winner=d["winner"], match_winner=d["match_winner"],
-    )
+    # the fields in State's order (checked above; the tests round-trip every state of
+    # random games of every preset)
+    return _new_tuple(State, (
+        ruleset_from_dict(d["rules"]), d["phase"], d["turn"],
+        tuple([tuple(h) for h in d["hands"]]),
+        tuple([tuple([_meld_from_list(m) for m in team]) for team in d["melds"]]),
+        tuple(d["stock"]), tuple(d["discard"]),
+        tuple([tuple(m) for m in d["muertos"]]),
+        tuple(d["muerto_status"]), tuple(d["muerto_taker"]),
+        d["taken_single"], d["hand_no"], d["first"], d["match_first"], d["turns"],
+        d["closer"], d["end_reason"], tuple(d["hand_scores"]), tuple(d["totals"]),
+        d["winner"], d["match_winner"],
+    ))
 
 
 # ---------------------------------------------------------------- melds and events
