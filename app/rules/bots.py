@@ -371,7 +371,8 @@ class _View:
     def wild_ok(self, index: int) -> bool:
         """May a wild from the hand go onto our meld number ``index``?"""
         m = self.own[index]
-        if m.wild >= 0 or (self.rules.group_max and m.size >= self.rules.group_max):
+        if m.wild >= 0 or (m.kind == GROUP and self.rules.group_max
+                             and m.size >= self.rules.group_max):
             return False
         kind = self.facts.kinds[index]
         if kind in CLEAN_KINDS:
@@ -804,7 +805,8 @@ class GreedyBot:
                         reach = 1 if size < 7 <= size + len(cards) else 0
                         options.append(((2 + reach, len(cards), 0),
                                         C.AddToMeld(team, index, tuple(cards))))
-                if wilds and m.wild < 0 and not (group_max and size >= group_max):
+                if wilds and m.wild < 0 \
+                        and not (m.kind == GROUP and group_max and size >= group_max):
                     kind = kinds[index]
                     if kind not in CLEAN_KINDS and not (wild_clean and size >= 5) \
                             and (kind is not None or size + 1 >= 7 or wild_late) \

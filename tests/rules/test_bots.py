@@ -195,3 +195,23 @@ def test_greedy_takes_an_any_depth_pile_only_for_a_deep_take() -> None:
             seen += 1
             state = _outcome(state, seat, cmd)
     assert takes and seen
+
+
+def test_greedy_puts_a_late_wild_on_its_own_run_of_four_in_brasil() -> None:
+    # brasil's group_max (4) limits groups only: a run of four takes a wild (here, late
+    # in the hand, with the joker the one card worth laying)
+    from app.rules.cards import parse, parse_many
+    from app.rules.melds import build_meld
+    from app.rules.state import PLAY
+
+    rules = make_ruleset("brasil", 2)
+    state = dealt(rules, 3)
+    run = build_meld(parse_many(["5H", "6H", "7H", "8H"]), rules, owner=0)
+    state = state._replace(
+        phase=PLAY, turn=0, hands=(tuple(sorted(parse_many(["JK", "KS", "9D"]))),
+                                   state.hands[1]),
+        melds=((run,), ()), stock=state.stock[:4], discard=(),
+    )
+    cmd = GreedyBot().choose(state, 0)
+    assert cmd == C.AddToMeld(0, 0, (parse("JK"),))
+    assert apply(state, 0, cmd)[1].melds[0][0].wild == parse("JK")
