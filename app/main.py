@@ -54,7 +54,8 @@ def _tune_gc() -> None:
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
     configure_logging(json=settings.is_production, level=settings.log_level)
-    logging.getLogger("app").info(native.describe())
+    logging.getLogger("app").log(logging.WARNING if native.running_stale() else logging.INFO,
+                                 native.describe())
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

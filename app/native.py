@@ -120,11 +120,19 @@ def use_sources() -> None:
         sys.meta_path.insert(0, _Sources())
 
 
+def running_stale() -> bool:
+    """Does this process run a build of other sources than app/rules holds now?"""
+    return loaded() and status() == STALE
+
+
 def describe() -> str:
     """One line for logs and benchmarks: which rules engine this process runs."""
-    if loaded():
-        return "rules engine: compiled by mypyc"
     state = status()
+    if loaded():
+        if state == STALE:  # imported, then the sources changed (or a build from elsewhere)
+            return ("rules engine: compiled by mypyc from OTHER sources than app/rules now"
+                    " holds (make native)")
+        return "rules engine: compiled by mypyc"
     why = {PURE: "no build (make native)", STALE: "the build is stale (make native)"}
     return f"rules engine: Python sources ({why.get(state, 'sources forced')})"
 

@@ -37,6 +37,18 @@ def test_loaded_matches_the_module_files() -> None:
         assert native.describe() == "rules engine: compiled by mypyc"
 
 
+def test_a_stale_build_in_use_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(native, "loaded", lambda: True)
+    monkeypatch.setattr(native, "status", lambda rules=native.RULES: native.STALE)
+    assert native.running_stale()
+    assert "OTHER sources" in native.describe()
+    monkeypatch.setattr(native, "status", lambda rules=native.RULES: native.COMPILED)
+    assert not native.running_stale()
+    assert native.describe() == "rules engine: compiled by mypyc"
+    monkeypatch.setattr(native, "loaded", lambda: False)
+    assert native.describe().startswith("rules engine: Python sources")
+
+
 def test_status_sees_a_stale_build(tmp_path: Path) -> None:
     rules = tmp_path / "rules"
     rules.mkdir()
