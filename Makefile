@@ -67,9 +67,11 @@ pytest: install native
 	$(BIN)/pytest; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests"; exit 0; fi; exit $$rc
 
+# Twice: on the engine as it runs (compiled when built), then on its Python sources.
+SCENARIOS = tests/rules/scenarios $$( [ -d "$(SHARED_CONFORMANCE)" ] && echo "$(SHARED_CONFORMANCE)" )
 conformance: install native
-	$(BIN)/python -m app.rules.conformance tests/rules/scenarios \
-		$$( [ -d "$(SHARED_CONFORMANCE)" ] && echo "$(SHARED_CONFORMANCE)" )
+	$(BIN)/python -m app.rules.conformance $(SCENARIOS)
+	$(BIN)/python -m app.native sources app.rules.conformance $(SCENARIOS)
 
 clean:
 	[ ! -x $(BIN)/python ] || $(BIN)/python -m app.native clean

@@ -15,6 +15,7 @@ without a rebuild is seen ("stale": the test suite refuses to run on it, and
     python -m app.native build     # compile (what ``make native`` runs)
     python -m app.native status    # compiled | pure | stale
     python -m app.native clean     # back to the sources alone
+    python -m app.native sources app.rules.conformance PATH...   # a module on the sources
 """
 
 from __future__ import annotations
@@ -190,6 +191,14 @@ def main(argv: list[str] | None = None) -> int:
     if command == "status":
         print(status())
         return 0
+    if command == "sources" and len(args) >= 2:
+        # run a module of the rules engine (e.g. the conformance CLI) on the sources
+        import runpy
+
+        use_sources()
+        sys.argv = args[1:]
+        runpy.run_module(args[1], run_name="__main__", alter_sys=True)
+        return 0
     if command == "clean":
         clean()
         shutil.rmtree(BUILD_DIR, ignore_errors=True)
@@ -208,7 +217,8 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         print(f"rules engine compiled: {len(sources())} modules ({status()})")
         return 0
-    print("usage: python -m app.native [build|status|clean]", file=sys.stderr)
+    print("usage: python -m app.native [build|status|clean|sources MODULE ARGS...]",
+          file=sys.stderr)
     return 2
 
 
