@@ -443,6 +443,15 @@ def choose(commands: list[dict[str, Any]], rng: random.Random) -> dict[str, Any]
 # ---------------------------------------------------------------- tables over HTTP
 
 
+async def close_all(people: list[Player], servers: list[Server]) -> None:
+    """The end of a test that started its own servers: every player's socket and HTTP
+    client, then every server."""
+    for p in people:
+        await p.aclose()
+    for server in servers:
+        server.stop()
+
+
 async def create_table(host: Player, **body: Any) -> dict[str, Any]:
     r = await host.http.post("/api/tables", json=body)
     assert r.status_code == 201, r.text

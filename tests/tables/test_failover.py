@@ -18,7 +18,14 @@ import websockets
 from app.rules.serialize import state_from_dict, state_to_dict
 from app.tables.store import k_hash
 from tests.tables.conftest import LONG, no_crash
-from tests.tables.harness import Closed, Player, Server, archived_game, start_servers
+from tests.tables.harness import (
+    Closed,
+    Player,
+    Server,
+    archived_game,
+    close_all,
+    start_servers,
+)
 from tests.tables.spy import check_totals, check_viewer, truth_from_archive
 from tests.tables.test_games import SHORT_4P, seat_players
 
@@ -84,10 +91,7 @@ async def test_sigkill_one_process_mid_game(pg_url: str, own_redis: str,
             check_viewer(p.frames, truth, tid, p.tables[tid].seat, p.conn_starts)
         no_crash(a)
     finally:
-        for p in people:
-            await p.aclose()
-        a.stop()
-        b.stop()
+        await close_all(people, [a, b])
         redis_sync.close()
 
 
@@ -100,7 +104,6 @@ async def test_a_killed_process_s_players_get_the_grace_period(pg_url: str, own_
     on the surviving process keeps the seat."""
     settings = {**LONG, "disconnect_grace_seconds": 2, "process_dead_after_seconds": 2}
     a, b = start_servers(2, pg_url, own_redis, tmp_path, **settings)
-    redis_sync = redis.Redis.from_url(own_redis)
     people: list[Player] = []
     second_tab: Player | None = None
     try:
@@ -127,11 +130,7 @@ async def test_a_killed_process_s_players_get_the_grace_period(pg_url: str, own_
     finally:
         if second_tab is not None:
             await second_tab.disconnect()
-        for p in people:
-            await p.aclose()
-        a.stop()
-        b.stop()
-        redis_sync.close()
+        await close_all(people, [a, b])
 
 
 async def test_a_stalled_process_that_comes_back_keeps_its_players(
@@ -158,7 +157,4 @@ async def test_a_stalled_process_that_comes_back_keeps_its_players(
         no_crash(a)
         no_crash(b)
     finally:
-        for p in people:
-            await p.aclose()
-        a.stop()
-        b.stop()
+        await close_all(people, [a, b])
