@@ -250,12 +250,8 @@ def _take_and_lay(
      first, match_first, turns, closer, reason, scores, totals, winner, match_winner) = state
     team = rules.team_of(seat)
     cards = (card, *meld)
-    new_meld = build_meld(cards, rules, team, wild_as)
     team_melds = melds[team]
-    if new_meld.kind == GROUP and rules.one_group_per_rank and any(
-        m.kind == GROUP and m.rank == new_meld.rank for m in team_melds
-    ):
-        raise RuleViolation("group_rank_taken", "your side already has a group of that rank")
+    new_meld = _new_meld(rules, team, team_melds, cards, wild_as)
     events.append(_new_tuple(E.Melded, (seat, cards, new_meld)))
     if M_TAKEN in status:  # as _ev_took
         status = _start_turn(state, seat)[0]
@@ -296,6 +292,18 @@ def _can_lay_all(state: State, seat: int) -> bool:
     return False
 
 
+def _new_meld(rules: RuleSet, team: int, team_melds: tuple[Meld, ...], cards: Sequence[int],
+              wild_as: int | None) -> Meld:
+    """The meld ``cards`` make for ``team`` beside its ``team_melds``, or RuleViolation
+    (a meld laid from the hand, or with a card taken from the pile)."""
+    meld = build_meld(cards, rules, team, wild_as)
+    if meld.kind == GROUP and rules.one_group_per_rank and any(
+        m.kind == GROUP and m.rank == meld.rank for m in team_melds
+    ):
+        raise RuleViolation("group_rank_taken", "your side already has a group of that rank")
+    return meld
+
+
 def _lay(
     state: State, seat: int, cards: Sequence[int], wild_as: int | None, events: list[E.Event]
 ) -> State:
@@ -304,12 +312,8 @@ def _lay(
     rest = remove_cards(state.hands[seat], cards)
     if rest is None:
         raise RuleViolation("card_not_in_hand", "you do not hold those cards")
-    meld = build_meld(cards, rules, team, wild_as)
     team_melds = state.melds[team]
-    if meld.kind == GROUP and rules.one_group_per_rank and any(
-        m.kind == GROUP and m.rank == meld.rank for m in team_melds
-    ):
-        raise RuleViolation("group_rank_taken", "your side already has a group of that rank")
+    meld = _new_meld(rules, team, team_melds, cards, wild_as)
     events.append(_new_tuple(E.Melded, (seat, tuple(cards), meld)))
     single = state.taken_single
     state = _played(state, seat, rest, team, team_melds + (meld,))  # as _ev_melded
