@@ -251,7 +251,7 @@ def _take_and_lay(
     team = rules.team_of(seat)
     cards = (card, *meld)
     team_melds = melds[team]
-    new_meld = _new_meld(rules, team, team_melds, cards, wild_as)
+    new_meld = _meld_for_team(rules, team, team_melds, cards, wild_as)
     events.append(_new_tuple(E.Melded, (seat, cards, new_meld)))
     if M_TAKEN in status:  # as _ev_took
         status = _start_turn(state, seat)[0]
@@ -292,8 +292,8 @@ def _can_lay_all(state: State, seat: int) -> bool:
     return False
 
 
-def _new_meld(rules: RuleSet, team: int, team_melds: tuple[Meld, ...], cards: Sequence[int],
-              wild_as: int | None) -> Meld:
+def _meld_for_team(rules: RuleSet, team: int, team_melds: tuple[Meld, ...],
+                   cards: Sequence[int], wild_as: int | None) -> Meld:
     """The meld ``cards`` make for ``team`` beside its ``team_melds``, or RuleViolation
     (a meld laid from the hand, or with a card taken from the pile)."""
     meld = build_meld(cards, rules, team, wild_as)
@@ -313,7 +313,7 @@ def _lay(
     if rest is None:
         raise RuleViolation("card_not_in_hand", "you do not hold those cards")
     team_melds = state.melds[team]
-    meld = _new_meld(rules, team, team_melds, cards, wild_as)
+    meld = _meld_for_team(rules, team, team_melds, cards, wild_as)
     events.append(_new_tuple(E.Melded, (seat, tuple(cards), meld)))
     single = state.taken_single
     state = _played(state, seat, rest, team, team_melds + (meld,))  # as _ev_melded
