@@ -424,8 +424,8 @@ class TableService:
                     self.proc_id)
         counts = dict(self.local_conns)
         await self.store.restore_process(self.proc_id, counts)
-        for table_id, user_id in counts:
-            await self.store.cancel_timer(f"grace|{table_id}|{user_id}")
+        await self.store.cancel_timer(*(f"grace|{table_id}|{user_id}"
+                                        for table_id, user_id in counts))
 
     async def sweep_dead_processes(self) -> int:
         """Processes that stopped renewing their heartbeat died without closing their

@@ -232,8 +232,9 @@ class TableStore:
     async def add_timer(self, member: str, at: float) -> None:
         await self.redis.zadd(TIMERS_KEY, {member: at})
 
-    async def cancel_timer(self, member: str) -> None:
-        await self.redis.zrem(TIMERS_KEY, member)
+    async def cancel_timer(self, *members: str) -> None:
+        if members:
+            await self.redis.zrem(TIMERS_KEY, *members)
 
     async def due_timers(self, now: float, limit: int = 50) -> list[str]:
         items = await self.redis.zrangebyscore(TIMERS_KEY, "-inf", now, start=0, num=limit)
@@ -291,16 +292,18 @@ class TableStore:
     async def drop_process(self, proc: str) -> list[tuple[str, int, int]]:
         """Forget every socket a dead process counted: (table, user, that player's sockets
         left at the table on the live processes) for each player it counted."""
-        left = []
-        for member in await self.redis.smembers(k_proc_seats(proc)):
-            table_id, _, user = _str(member).rpartition("|")
-            async with self.redis.pipeline(transaction=False) as pipe:
+        seats = [_str(m).rpartition("|") for m in await self.redis.smembers(k_proc_seats(proc))]
+        if not seats:
+            return []
+        # one round trip for them all: each table's count read right after its delete
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for table_id, _, user in seats:
                 pipe.hdel(k_conns(table_id), f"{user}@{proc}")
                 pipe.hgetall(k_conns(table_id))
-                replies = await pipe.execute()
-            left.append((table_id, int(user), _sockets_of(replies[1], int(user))))
-        await self.redis.delete(k_proc_seats(proc))
-        return left
+            pipe.delete(k_proc_seats(proc))
+            replies = await pipe.execute()
+        return [(table_id, int(user), _sockets_of(replies[2 * i + 1], int(user)))
+                for i, (table_id, _, user) in enumerate(seats)]
 
 
 def _sockets_of(counts: dict[Any, Any], user_id: int) -> int:
