@@ -60,7 +60,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         engine = create_engine(
-            settings.database_url, pool_size=settings.db_pool_size, echo=settings.db_echo
+            settings.database_url, pool_size=settings.db_pool_size, echo=settings.db_echo,
+            pool_timeout=settings.db_pool_timeout_seconds,
         )
         redis = create_redis(
             settings.redis_url,
