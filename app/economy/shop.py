@@ -8,7 +8,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.core.config import Settings
 from app.core.db import utcnow
 from app.core.errors import AppError
-from app.economy import ledger
+from app.economy import giftable, ledger
 from app.economy.errors import duplicate_request, insufficient_funds
 from app.economy.ledger import DuplicateTransfer, InsufficientFunds
 from app.economy.models import EquippedItem, InventoryItem, ShopItem
@@ -41,13 +41,21 @@ async def owns(db: AsyncSession, user_id: int, sku: str) -> bool:
 
 async def pay(
     db: AsyncSession, settings: Settings, outbox: Outbox, user_id: int, currency: str,
-    amount: int, to: ledger.Spec, key: str, kind: str,
+    amount: int, to: ledger.Spec, key: str, kind: str, giftable_only: bool = False,
 ) -> None:
-    """Move ``amount`` from the user's wallet to ``to``; clean errors, nothing moved."""
+    """Move ``amount`` from the user's wallet to ``to``; clean errors, nothing moved.
+    ``giftable_only``: the amount must also be within what the anti-farming policy lets
+    the user give away (app/economy/giftable.py)."""
     await ensure_wallet(db, user_id, settings)
     w = ledger.wallet(user_id, currency)
     await ledger.ensure(db, [to])
     locked = await ledger.lock(db, [*ledger.wallet_keys(user_id), to.key])
+    if giftable_only and amount <= locked[w.key].balance:
+        if await ledger.key_used(db, key):  # a replay is answered as one, not re-judged
+            raise duplicate_request()
+        allowed = await giftable.allowance(db, locked[w.key])
+        if amount > allowed:
+            raise giftable.not_giftable(currency, allowed)
     try:
         await ledger.post(db, key=key, kind=kind, moves={w.key: -amount, to.key: amount},
                           locked=locked)
