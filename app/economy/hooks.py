@@ -11,6 +11,7 @@ Wiring (in create_app's lifespan)::
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
@@ -26,6 +27,7 @@ from app.economy.notify import Notifier, Outbox
 from app.tables.hooks import GameResult
 
 T = TypeVar("T")
+log = logging.getLogger("app.economy")
 
 
 class _Unpaid(Exception):
@@ -58,8 +60,16 @@ class EconomyTables:
             except BaseException:
                 await db.rollback()
                 raise
-            await outbox.flush(db, self.notifier)
+            await self._push(outbox, db)
             return value
+
+    async def _push(self, outbox: Outbox, db: AsyncSession | None) -> None:
+        """After the commit: a push that fails (Redis away) must not turn a done movement
+        into an error (the caller would undo or retry it); clients re-read on reconnect."""
+        try:
+            await outbox.flush(db, self.notifier)
+        except Exception:
+            log.warning("pushes after a commit failed", exc_info=True)
 
     async def _settle_fast(self, result: GameResult) -> bool:
         """PostgreSQL: the settlement is one statement on the driver's connection, in its
@@ -81,9 +91,9 @@ class EconomyTables:
             return False
         if outbox.needs_reads():  # not so far: the statement returned all it pushes
             async with unit_of_work(self.sessionmaker) as db:
-                await outbox.flush(db, self.notifier)
+                await self._push(outbox, db)
         else:
-            await outbox.flush(None, self.notifier)
+            await self._push(outbox, None)
         return True
 
     async def _game_recorded(self, game_id: str) -> bool:

@@ -523,7 +523,11 @@ class TableService:
         money held: the reconciler (app/economy/reconciler.py) finishes the job."""
 
         def close(v: int, meta: TableMeta, state: State | None) -> Change:
-            if meta.status != "starting" or game_id not in (None, meta.game_id):
+            if game_id not in (None, meta.game_id):
+                return Change()
+            if meta.status == "closed" and meta.close_reason == "start_failed":
+                return Change(result=meta)  # closed by an earlier try: finish its refunds
+            if meta.status != "starting":
                 return Change()
             meta = meta.model_copy(deep=True)
             meta.status = "closed"
