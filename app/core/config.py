@@ -90,6 +90,10 @@ class Settings(BaseSettings):
     # A start still unfinished after this long (its process died, or a step and its
     # clean-up failed) is voided: stakes refunded, holds released, table closed.
     start_recovery_seconds: float = Field(default=30.0, gt=0, le=3600)
+    # The reconciler (app/economy/reconciler.py): one process runs it every interval;
+    # it repairs only money untouched for the grace period (docs/economy.md).
+    reconcile_interval_seconds: float = Field(default=30.0, gt=0, le=3600)
+    reconcile_grace_seconds: float = Field(default=60.0, ge=0, le=86400)
 
     # The built browser client, served at / when the folder exists.
     frontend_dir: Path = Path("frontend/dist")

@@ -138,6 +138,10 @@ class EconomyTables:
     async def abort_start(self, result: GameResult) -> bool:
         return await self._run(lambda db, box: bets.abort_start(db, box, result))
 
+    async def void_lost_game(self, result: GameResult) -> bool:
+        """The reconciler's repair of a game whose table was lost (settlement.py)."""
+        return await self._run(lambda db, box: settlement.void_and_notify(db, box, result))
+
     async def settle_game(self, result: GameResult) -> None:
         if self._postgres and await self._settle_fast(result):
             return

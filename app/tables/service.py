@@ -465,6 +465,7 @@ class TableService:
             meta = meta.model_copy(deep=True)
             meta.status = "starting"
             meta.game_id = secrets.token_hex(16)
+            meta.started_at = time.time()  # when the start began (the deal sets it again)
             return Change(meta=meta, records=[table_record("starting", meta)], result=meta,
                           timers=[(start_timer(table_id), recover_at)])
 
