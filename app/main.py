@@ -19,9 +19,11 @@ from app.core.db import create_engine, create_sessionmaker
 from app.core.errors import install_error_handlers
 from app.core.logging import RequestLogMiddleware, configure_logging
 from app.core.redis import close_redis, create_redis
+from app.core.redis_checks import warn_if_redis_volatile
 from app.economy import routes as economy_routes
 from app.economy.hooks import EconomyTables
 from app.economy.notify import Notifier
+from app.economy.reconciler import Reconciler
 from app.social import routes as social_routes
 from app.social import routes_inbox as social_inbox_routes
 from app.tables import routes as tables_routes
@@ -60,7 +62,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         engine = create_engine(
-            settings.database_url, pool_size=settings.db_pool_size, echo=settings.db_echo
+            settings.database_url, pool_size=settings.db_pool_size, echo=settings.db_echo,
+            pool_timeout=settings.db_pool_timeout_seconds,
         )
         redis = create_redis(
             settings.redis_url,
@@ -86,12 +89,20 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         hub = Hub(redis)
         timers = TimerLoop(tables)
         app.state.tables, app.state.hub, app.state.timers = tables, hub, timers
+        app.state.reconciler = reconciler = (
+            Reconciler(tables, hooks) if isinstance(hooks, EconomyTables) else None
+        )
+        await warn_if_redis_volatile(redis, settings)
         await hub.start()
         await timers.start()
+        if reconciler is not None:
+            await reconciler.start()
         _tune_gc()
         try:
             yield
         finally:
+            if reconciler is not None:
+                await reconciler.stop()
             await timers.stop()
             await hub.stop()
             await close_redis(redis)

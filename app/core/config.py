@@ -42,6 +42,9 @@ class Settings(BaseSettings):
     redis_url: str = "memory://"
     redis_max_connections: int = Field(default=64, ge=1)
     redis_pool_timeout_seconds: float = Field(default=5.0, gt=0)
+    # How long a request waits for a free database connection before it is answered
+    # 503 server_busy (with Retry-After) instead of hanging.
+    db_pool_timeout_seconds: float = Field(default=3.0, gt=0)
 
     # Secrets and cookies.
     secret_key: SecretStr | None = None
@@ -84,6 +87,13 @@ class Settings(BaseSettings):
     economy_enabled: bool = True
     # Special tables (pairs, turbo, private) unlock at this level (seed 000: level 2).
     special_table_level: int = Field(default=2, ge=1, le=100)
+    # A start still unfinished after this long (its process died, or a step and its
+    # clean-up failed) is voided: stakes refunded, holds released, table closed.
+    start_recovery_seconds: float = Field(default=30.0, gt=0, le=3600)
+    # The reconciler (app/economy/reconciler.py): one process runs it every interval;
+    # it repairs only money untouched for the grace period (docs/economy.md).
+    reconcile_interval_seconds: float = Field(default=30.0, gt=0, le=3600)
+    reconcile_grace_seconds: float = Field(default=60.0, ge=0, le=86400)
 
     # The built browser client, served at / when the folder exists.
     frontend_dir: Path = Path("frontend/dist")

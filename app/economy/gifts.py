@@ -45,13 +45,15 @@ async def send(
 ) -> Gift:
     recipient = await _recipient(db, sender, order.to_user_id)
     sku, currency, price, amount = await _priced(db, recipient.id, order)
+    gives_money = await _gives_money(db, sku)
     gift = Gift(sender_id=sender.id, recipient_id=recipient.id, sku=sku, currency=currency,
                 amount=price, state="pending", created_at=utcnow())
     db.add(gift)
     await db.flush()
+    kind = "gift" if gives_money else "gift_item"  # the kinds giftable.py counts
     await shop.pay(db, settings, outbox, sender.id, currency, price,
                    ledger.gift_escrow(gift.id, currency), f"gift:{sender.id}:{request_key}",
-                   "gift")
+                   kind, giftable_only=gives_money)
     await notifications.add(db, outbox, recipient.id, "gift", {
         "gift_id": gift.id, "from_user_id": sender.id, "from_nickname": sender.nickname,
         "sku": sku, "currency": currency, "amount": amount,
@@ -94,6 +96,12 @@ async def _priced(
     return None, order.currency, order.amount, order.amount
 
 
+async def _gives_money(db: AsyncSession, sku: str | None) -> bool:
+    """An amount or a pack puts coins or credits in the recipient's wallet; an item not."""
+    found = await db.get(ShopItem, sku) if sku is not None else None
+    return found is None or found.kind in shop.PACKS
+
+
 def _gives(found: ShopItem) -> int:
     return found.amount if found.kind in shop.PACKS else 1
 
@@ -130,8 +138,8 @@ async def accept(db: AsyncSession, outbox: Outbox, me: User, gift_id: int) -> Gi
 async def decline(db: AsyncSession, outbox: Outbox, me: User, gift_id: int) -> Gift:
     gift = await _mine_pending(db, me.id, gift_id)
     escrow = ledger.gift_escrow(gift.id, gift.currency)
-    await _release(db, gift, escrow, ledger.wallet(gift.sender_id, gift.currency),
-                   "gift_decline")
+    refund = "gift_decline" if await _gives_money(db, gift.sku) else "gift_item_decline"
+    await _release(db, gift, escrow, ledger.wallet(gift.sender_id, gift.currency), refund)
     gift.state, gift.answered_at = "declined", utcnow()
     outbox.wallet_changed(gift.sender_id)
     await notifications.mark_gift_read(db, outbox, me.id, gift.id)

@@ -19,7 +19,7 @@ from app.social.models import Notification
 
 KINDS = {
     "gift", "gift_accepted", "gift_declined", "friend_request", "friend_accepted",
-    "challenge", "level_up",
+    "challenge", "level_up", "game_voided",
 }
 
 

@@ -8,6 +8,7 @@ from typing import Any
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from app.core.db import unit_of_work
 from app.core.errors import AppError
 from app.rules.deal import deal_commitment, deal_from_dict
 from app.tables.meta import TableMeta
@@ -21,7 +22,7 @@ class GameArchive:
     async def __call__(self, meta: TableMeta, log: list[Any]) -> None:
         """Write the game once (keyed by its id: a second call changes nothing)."""
         assert meta.game_id is not None
-        async with self.sessionmaker() as db:
+        async with unit_of_work(self.sessionmaker) as db:
             if await db.get(Game, meta.game_id) is not None:
                 return
             totals: list[int] = []

@@ -83,12 +83,21 @@ async def create_table(
         if meta.special:
             await svc.hooks.refund_special_table(host, meta.id)
         raise
-    await svc.create(meta)
+    try:
+        await svc.create(meta)
+    except Exception:  # the table was never made: what this request held goes back
+        await svc.hooks.release_seat(host, meta.id)
+        if meta.special:
+            await svc.hooks.refund_special_table(host, meta.id)
+        raise
     return meta
 
 
 async def sit(svc: TableService, table_id: str, user_id: int, name: str, seat: int | None) -> int:
-    """Take a seat (the first free one when ``seat`` is None). Holds the bet first."""
+    """Take a seat (the first free one when ``seat`` is None). Holds the bet first: the
+    seat and its hold are one unit. A concurrent sit of the same player is refused at the
+    hold (``already_seated``), so the hold released below, when this sit loses its race
+    for the seat, is always the one this sit made."""
     _, meta, _ = await svc.load(table_id)
     _check_can_sit(meta, user_id, seat)
     await svc.hooks.reserve_seat(user_id, table_id, meta.bet)

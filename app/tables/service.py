@@ -47,7 +47,7 @@ log = logging.getLogger("app.tables")
 
 MAX_RETRIES = 8
 ABANDON_AFTER_TIMEOUTS = 3
-START_RECOVERY_SECONDS = 30.0
+CLOSED_TABLE_TTL = 600  # a closed table stays readable this long (seconds)
 _rng = secrets.SystemRandom()
 
 
@@ -454,7 +454,11 @@ class TableService:
     # ---------------------------------------------------------------- start, end
 
     async def maybe_start(self, table_id: str) -> None:
-        """When every seat is taken: escrow the stakes, then deal. All or nothing."""
+        """When every seat is taken: escrow the stakes, then deal. All or nothing: a start
+        that fails at any step closes the table and gives back what it held or escrowed
+        (``_abort_start``); the claim's recovery timer, committed with the claim, does it
+        if this process dies first."""
+        recover_at = time.time() + self.settings.start_recovery_seconds
 
         def claim(v: int, meta: TableMeta, state: State | None) -> Change:
             if meta.status != "waiting" or meta.free_seats():
@@ -462,20 +466,35 @@ class TableService:
             meta = meta.model_copy(deep=True)
             meta.status = "starting"
             meta.game_id = secrets.token_hex(16)
-            return Change(meta=meta, records=[table_record("starting", meta)], result=meta)
+            meta.started_at = time.time()  # when the start began (the deal sets it again)
+            return Change(meta=meta, records=[table_record("starting", meta)], result=meta,
+                          timers=[(start_timer(table_id), recover_at)])
 
         _, change = await self.mutate(table_id, claim)
         meta: TableMeta | None = change.result
         if meta is None:
             return
-        await self.store.add_timer(f"starting|{table_id}|0", time.time() + START_RECOVERY_SECONDS)
         assert meta.game_id is not None
-        failed = await self.hooks.start_game(meta.game_id, table_id, meta.bet, meta.humans())
+        try:
+            failed = await self.hooks.start_game(meta.game_id, table_id, meta.bet,
+                                                 meta.humans())
+            await self.mutate(table_id, self._begin(meta.game_id, failed))
+        except Exception:
+            await self._abort_quietly(table_id, meta.game_id)
+            raise
+        await self.store.cancel_timer(start_timer(table_id))
+        for user_id in failed:
+            await self.hooks.release_seat(user_id, table_id)
+            await self.notify_user(user_id, {
+                "type": "seat_freed", "table": table_id, "code": "insufficient_funds",
+                "message": "You did not have the coins for the bet, so you left the table.",
+            })
 
+    def _begin(self, game_id: str, failed: list[int]) -> Decider:
         def begin(v: int, current: TableMeta, state: State | None) -> Change:
-            if current.status != "starting" or current.game_id != meta.game_id:
+            if current.status != "starting" or current.game_id != game_id:
                 return Change()
-            if failed:
+            if failed:  # nothing was escrowed: back to waiting without those who could not pay
                 current = current.model_copy(deep=True)
                 current.status = "waiting"
                 current.game_id = None
@@ -485,21 +504,31 @@ class TableService:
                 change = Change(meta=current, records=[table_record("start_failed", current)])
                 change.after.append(lambda v: self.after_table_change(current))
                 return change
-            return self.start_game_change(current, current.game_id or "")
+            return self.start_game_change(current, game_id)
 
-        await self.mutate(table_id, begin)
-        await self.store.cancel_timer(f"starting|{table_id}|0")
-        for user_id in failed:
-            await self.hooks.release_seat(user_id, table_id)
-            await self.notify_user(user_id, {
-                "type": "seat_freed", "table": table_id, "code": "insufficient_funds",
-                "message": "You did not have the coins for the bet, so you left the table.",
-            })
+        return begin
+
+    async def _abort_quietly(self, table_id: str, game_id: str) -> None:
+        try:
+            await self._abort_start(table_id, game_id)
+        except Exception:  # the recovery timer (and the reconciler) try again later
+            log.warning("could not abort the failed start of %s", table_id, exc_info=True)
 
     async def _recover_start(self, table_id: str) -> None:
-        """A process died between escrow and deal: void the game, refund, close."""
+        """Still ``starting`` when its recovery timer fires (a process died, or a step
+        failed and its clean-up too): void the game, refund, close."""
+        await self._abort_start(table_id, None)
 
-        def void(v: int, meta: TableMeta, state: State | None) -> Change:
+    async def _abort_start(self, table_id: str, game_id: str | None) -> None:
+        """Close a table whose start failed, then give back in one transaction every stake
+        escrowed and every hold not escrowed. Dying in between leaves a closed table with
+        money held: the reconciler (app/economy/reconciler.py) finishes the job."""
+
+        def close(v: int, meta: TableMeta, state: State | None) -> Change:
+            if game_id not in (None, meta.game_id):
+                return Change()
+            if meta.status == "closed" and meta.close_reason == "start_failed":
+                return Change(result=meta)  # closed by an earlier try: finish its refunds
             if meta.status != "starting":
                 return Change()
             meta = meta.model_copy(deep=True)
@@ -507,11 +536,16 @@ class TableService:
             meta.close_reason = "start_failed"
             return Change(meta=meta, records=[table_record("closed", meta)], result=meta)
 
-        _, change = await self.mutate(table_id, void)
-        if change.result is not None:
-            meta = change.result
-            await self.hooks.settle_game(self._result(meta, None, None))
-            await self.after_table_change(meta)
+        _, change = await self.mutate(table_id, close)
+        meta: TableMeta | None = change.result
+        if meta is None:
+            return
+        await self.hooks.abort_start(self._result(meta, None, None))
+        if meta.special:
+            await self.hooks.refund_special_table(meta.host, table_id)
+        await self.store.cancel_timer(start_timer(table_id))
+        await self.after_table_change(meta)
+        await self.store.expire(table_id, CLOSED_TABLE_TTL)
 
     def _result(self, meta: TableMeta, state: State | None, winner: int | None) -> GameResult:
         rules = ruleset_from_dict(meta.rules)
@@ -583,6 +617,11 @@ def timeout_move(state: State, seat: int) -> tuple[list[Event], State]:
             continue
         return events + step, new
     raise RuntimeError("no legal discard")  # the engine's no-stranding rule forbids this
+
+
+def start_timer(table_id: str) -> str:
+    """The member of a start's recovery timer (``_recover_start``)."""
+    return f"starting|{table_id}|0"
 
 
 def turn_timer(table_id: str, state: State, deadline: float) -> str:
