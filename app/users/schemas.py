@@ -40,6 +40,13 @@ class ClaimIn(Credentials):
     pass
 
 
+class PasswordIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    current_password: str = Field(min_length=1, max_length=128)
+    new_password: str = Field(min_length=8, max_length=128)
+
+
 class LoginIn(BaseModel):
     """Login does not re-check the signup rules: a bad name simply fails to log in."""
 
