@@ -60,10 +60,11 @@ async def websocket_endpoint(ws: WebSocket) -> None:
     try:
         await ws.accept()
         name = user.nickname or user.username or f"#{user.id}"
+        raw_send = ws.scope.get("state", {}).get("raw_send")
+        sockets.bound_send_buffer(raw_send)
         link = sockets.SocketSession(
             token_hash=session.token_hash, expires_at=session.expires_at.timestamp(),
-            max_sockets=settings.ws_max_sockets_per_user,
-            raw_send=ws.scope.get("state", {}).get("raw_send"))
+            max_sockets=settings.ws_max_sockets_per_user, raw_send=raw_send)
         await Connection(ws, user.id, name, app.state.hub, app.state.tables, link).run()
     finally:
         per_ip[ip] -= 1

@@ -46,7 +46,7 @@ def table_chat(table_id: str) -> str:
 # Items waiting for a socket whose client stopped reading (the pump is then stuck behind
 # the server's write buffer): past this many the client is dropped with 4009 and resyncs
 # when it comes back, so an idle phone costs a bounded amount of memory.
-MAX_QUEUE = 512
+MAX_QUEUE = 256
 HANG_UP_SECONDS = 1.0  # a close frame that cannot be written by then: drop the connection
 DRAIN_SECONDS = 2.0  # how long a socket being closed for flooding may take to flush
 FLOOD_CLOSE_AFTER = 100  # messages refused for rate in a row before the socket is closed
@@ -174,7 +174,7 @@ class Connection:
                 self.send(error_frame("rate_limited", "Too many messages; slow down."))
                 continue
             self.refused = 0
-            self.queue.put_nowait(("msg", text))
+            self._enqueue(("msg", text))
 
     def _allow(self) -> bool:
         now = time.monotonic()

@@ -13,6 +13,8 @@ import asyncio
 import contextlib
 import logging
 import secrets
+import socket
+import struct
 import time
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
@@ -32,6 +34,9 @@ SESSION_ENDED = (4001, "session_ended")
 BAD_ORIGIN = (4003, "bad_origin")
 TOO_MANY_SOCKETS = (4008, "too_many_sockets")
 TOO_SLOW = (4009, "too_slow")
+# 64 KiB (Linux doubles it for its bookkeeping): a second of frames even for a slow phone,
+# a card game never needs more in flight.
+SEND_BUFFER_BYTES = 64 * 1024
 SOCKETS_TTL = 86_400  # a crashed process's entries fade; the oldest are evicted first anyway
 
 # Add this socket, then drop the oldest beyond the cap and return their ids. Atomic, so
@@ -127,9 +132,31 @@ async def hang_up(ws: WebSocket, code: int, reason: str, wait: float, raw_send: 
         log.warning("socket not closing (%s): dropping the connection", reason)
     except Exception:
         return  # already gone
-    transport = getattr(getattr(raw_send, "__self__", None), "transport", None)
-    if transport is not None and hasattr(transport, "abort"):
+    transport = _transport(raw_send)
+    if transport is not None:
+        sock = transport.get_extra_info("socket")
+        if sock is not None:  # a reset, not a FIN queued behind data nobody will read
+            with contextlib.suppress(OSError):
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
         transport.abort()
+
+
+def _transport(raw_send: Any) -> Any:
+    """The server's transport (asyncio's or uvloop's: duck-typed), or None."""
+    transport = getattr(getattr(raw_send, "__self__", None), "transport", None)
+    ok = hasattr(transport, "abort") and hasattr(transport, "get_extra_info")
+    return transport if ok else None
+
+
+def bound_send_buffer(raw_send: Any, size: int = SEND_BUFFER_BYTES) -> None:
+    """Fix the kernel's send buffer of one socket. Left to autotuning, Linux lets it grow
+    to 4 MiB for a peer that stops reading (kernel memory no process limit sees); fixed,
+    a client that stops reading backs up into the bounded queue and is dropped soon."""
+    transport = _transport(raw_send)
+    sock = transport.get_extra_info("socket") if transport is not None else None
+    if sock is not None:
+        with contextlib.suppress(OSError):
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, size)
 
 
 class KeepRawSend:
