@@ -40,7 +40,7 @@ def clean(text: str) -> str:
     try:
         text = clean_text(text, multiline=True)
     except ValueError as exc:
-        raise AppError("bad_text", f"text: {exc}", 422) from None
+        raise AppError("validation_error", f"text: {exc}", 422) from None
     if not text:
         raise AppError("empty_message", "Write something first.", 400)
     if len(text) > MAX_CHARS:

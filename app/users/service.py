@@ -184,7 +184,7 @@ async def change_password(db: AsyncSession, redis: Redis, passwords: Passwords,
     """Set a new password and end every other session of the account; returns the
     ended sessions' token hashes (their sockets are closed after the commit)."""
     if user.is_guest or not user.username:
-        raise AppError("not_registered", "Guests have no password; create an account.", 409)
+        raise AppError("not_allowed", "Guests have no password; create an account.", 409)
     await throttle.check_login(redis, settings, user.username, client_ip)
     if not await passwords.verify(user.password_hash, data.current_password):
         raise AppError("invalid_credentials", "The current password is wrong.", 401)

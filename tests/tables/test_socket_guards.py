@@ -77,7 +77,9 @@ async def test_logout_closes_that_sessions_sockets_on_both_processes(
         assert (await p.http.post("/api/auth/logout")).status_code == 204
         assert await _closed(p, 1.5) == SESSION_ENDED
         assert await _closed(tab, 1.5) == SESSION_ENDED
-        assert time.monotonic() - started < 1.5
+        took = time.monotonic() - started
+        print(f"\nlogout to both sockets closed (2 processes): {took * 1000:.0f} ms")
+        assert took < 1.5
         await _alive(other)  # another session of the same account is untouched
     finally:
         for x in (p, tab, other):
