@@ -17,7 +17,10 @@ from app.api.routes import health
 from app.core.config import Settings
 from app.core.db import create_engine, create_sessionmaker
 from app.core.errors import install_error_handlers
+from app.core.headers import SecurityHeaders
 from app.core.logging import RequestLogMiddleware, configure_logging
+from app.core.nul import NulGuard
+from app.core.origins import OriginGuard
 from app.core.redis import close_redis, create_redis
 from app.core.redis_checks import warn_if_redis_volatile
 from app.economy import routes as economy_routes
@@ -31,6 +34,7 @@ from app.tables.archive import GameArchive
 from app.tables.fanout import Hub
 from app.tables.hooks import FreeTables, TableHooks
 from app.tables.service import TableService
+from app.tables.sockets import KeepRawSend
 from app.tables.timers import TimerLoop
 from app.users import routes as users_routes
 from app.users.passwords import Passwords
@@ -117,7 +121,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.settings = settings
     install_error_handlers(app)
+    # Outermost last: headers on every answer, then the log, then the request guards.
+    app.add_middleware(NulGuard)
+    app.add_middleware(OriginGuard, settings=settings)
     app.add_middleware(RequestLogMiddleware)
+    app.add_middleware(SecurityHeaders, hsts=settings.cookie_secure)
+    app.add_middleware(KeepRawSend)
 
     app.include_router(health.router)
     app.include_router(users_routes.router)

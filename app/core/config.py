@@ -57,9 +57,15 @@ class Settings(BaseSettings):
     argon2_parallelism: int = Field(default=1, ge=1)
 
     # Login throttling: at most N attempts per window, per username and per client address.
-    login_limit_per_username: int = Field(default=10, ge=1)
+    login_limit_per_username: int = Field(default=50, ge=1)
     login_limit_per_ip: int = Field(default=50, ge=1)
-    login_window_seconds: int = Field(default=300, ge=1)
+    login_window_seconds: int = Field(default=900, ge=1)
+    # Tight limit on wrong passwords for one username from one client address, per
+    # window; the per-username limit above is the loose one and applies only to addresses
+    # the account has never signed in from (docs/security.md).
+    login_limit_per_user_ip: int = Field(default=5, ge=1)
+    # Each time a username trips its loose limit, its next block lasts twice as long.
+    login_backoff_max_seconds: int = Field(default=3600, ge=1)
     # New accounts (signups and guests) per client address and window.
     signup_limit_per_ip: int = Field(default=30, ge=1)
     signup_window_seconds: int = Field(default=3600, ge=1)
@@ -68,6 +74,11 @@ class Settings(BaseSettings):
     ws_allowed_origins: Annotated[list[str], NoDecode] = Field(
         default_factory=lambda: ["http://127.0.0.1:8000", "http://localhost:8000"]
     )
+
+    # At most this many sockets per user across all processes (the oldest is closed with
+    # 4008) and per client address on one process (new ones are refused with 4008).
+    ws_max_sockets_per_user: int = Field(default=8, ge=1)
+    ws_max_sockets_per_ip: int = Field(default=64, ge=1)
 
     # Game clocks.
     turn_seconds: int = Field(default=30, ge=1)

@@ -7,6 +7,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from app.core.text import ChatText
+
 BIG = 2**62
 Relation = Literal["self", "friends", "request_sent", "request_received", "none"]
 
@@ -96,7 +98,7 @@ class ChatIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     # Checked again after cleaning (300 characters); the slack allows stripped blanks.
-    text: str = Field(min_length=1, max_length=1000)
+    text: ChatText
 
 
 class ChatOut(BaseModel):

@@ -39,6 +39,7 @@ class GameArchive:
                 seats=[s.model_dump() if s else None for s in meta.seats], bet=meta.bet,
                 hands=[h.model_dump() for h in meta.hands], events=log, totals=totals,
                 winner_team=winner, status="finished", started_at=started,
+                private=meta.private,
                 ended_at=datetime.now(UTC),
             ))
             try:
@@ -47,9 +48,15 @@ class GameArchive:
                 await db.rollback()  # raced with another process: it is written already
 
 
-async def load_game(db: AsyncSession, game_id: str) -> Game:
+def played_in(game: Game, user_id: int) -> bool:
+    return any(s and s.get("user_id") == user_id and not s.get("bot") for s in game.seats)
+
+
+async def load_game(db: AsyncSession, game_id: str, viewer: int) -> Game:
+    """A finished game ``viewer`` may read: a private table's only by its players (to
+    anyone else it does not exist, so its id reveals nothing)."""
     game = await db.get(Game, game_id)
-    if game is None:
+    if game is None or (game.private and not played_in(game, viewer)):
         raise AppError("game_not_found", "There is no finished game with that id.", 404)
     return game
 

@@ -15,7 +15,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 from app.core.errors import AppError
 from app.rules.legal import legal_commands
 from app.rules.serialize import command_from_dict, command_to_dict
-from app.tables import lobby
+from app.tables import lobby, sockets
 from app.tables.fanout import Hub, TableWatch, snapshot_frame
 from app.tables.protocol import (
     CLIENT_MESSAGE,
@@ -43,14 +43,18 @@ LOBBY_CHAT = "chat:lobby"
 
 def table_chat(table_id: str) -> str:
     return f"chat:table:{table_id}"
-MAX_QUEUE = 2000  # frames waiting for a slow socket before we drop it (it resyncs)
+# Items waiting for a socket whose client stopped reading (the pump is then stuck behind
+# the server's write buffer): past this many the client is dropped with 4009 and resyncs
+# when it comes back, so an idle phone costs a bounded amount of memory.
+MAX_QUEUE = 256
+HANG_UP_SECONDS = 1.0  # a close frame that cannot be written by then: drop the connection
 DRAIN_SECONDS = 2.0  # how long a socket being closed for flooding may take to flush
 FLOOD_CLOSE_AFTER = 100  # messages refused for rate in a row before the socket is closed
 
 
 class Connection:
     def __init__(self, ws: WebSocket, user_id: int, name: str, hub: Hub,
-                 svc: TableService) -> None:
+                 svc: TableService, session: sockets.SocketSession | None = None) -> None:
         self.ws = ws
         self.user_id = user_id
         self.name = name
@@ -63,30 +67,61 @@ class Connection:
         self.refused = 0
         self.closed = False
         self.closing = False  # a close is queued behind the frames still to be written
+        self.session = session or sockets.SocketSession()
+        self.socket_id = sockets.new_socket_id()
+        self.private = user_channel(user_id)
+        self.ended = asyncio.Event()  # closed from outside: session over, evicted, too slow
+        self.hang_up: asyncio.Task[None] | None = None
         if hub.table_cache is None:  # the hub keeps the service's cache in step
             hub.table_cache = svc.cache
 
     # -- delivery from the hub (runs in the hub's task: never blocks)
 
     def deliver(self, channel: str, payload: Any) -> None:
-        if self.queue.qsize() >= MAX_QUEUE:
-            self.closed = True
+        if channel == self.private and isinstance(payload, dict) \
+                and payload.get("type") == sockets.CONTROL:
+            close = sockets.verdict(payload, self.socket_id, self.session.token_hash)
+            if close is not None:
+                self.end(*close)
             return
-        self.queue.put_nowait(("pub", (channel, payload)))
+        self._enqueue(("pub", (channel, payload)))
 
     def send(self, frame: dict[str, Any]) -> None:
-        self.queue.put_nowait(("frame", frame))
+        self._enqueue(("frame", frame))
+
+    def _enqueue(self, item: tuple[str, Any]) -> None:
+        if self.queue.qsize() >= MAX_QUEUE:
+            self.end(*sockets.TOO_SLOW)
+            return
+        self.queue.put_nowait(item)
+
+    def end(self, code: int, reason: str) -> None:
+        """Close from outside the pump, which may be stuck behind a client that does not
+        read: the close frame goes out at once if it can, else the connection is dropped."""
+        if self.hang_up is not None:
+            return
+        log.info("closing the socket of user %s: %s", self.user_id, reason)
+        self.closed = True
+        self.ended.set()
+        self.hang_up = asyncio.get_running_loop().create_task(
+            sockets.hang_up(self.ws, code, reason, HANG_UP_SECONDS, self.session.raw_send))
 
     # -- lifecycle
 
     async def run(self) -> None:
-        await self.hub.add(user_channel(self.user_id), self.deliver)
+        await self.hub.add(self.private, self.deliver)
+        # After subscribing, so a newer socket's eviction notice cannot be missed.
+        await sockets.register(self.svc.redis, self.user_id, self.socket_id,
+                               self.session.max_sockets)
+        expiry = self.session.expiry_timer(self.end)
         await self.svc.redis.zadd(PRESENCE_KEY, {str(self.user_id): time.time()})
         self.send({"type": "hello", "user": {"id": self.user_id, "name": self.name}})
         pump = asyncio.create_task(self._pump())
         try:
-            await self._read()
+            await sockets.until_ended(self._read(), self.ended)
         finally:
+            if expiry is not None:
+                expiry.cancel()
             if self.closing:  # let the pump write what it owes (e.g. rate_limited), then close
                 with contextlib.suppress(Exception):
                     await asyncio.wait_for(asyncio.shield(pump), DRAIN_SECONDS)
@@ -94,10 +129,15 @@ class Connection:
             pump.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await pump
+            if self.hang_up is not None:  # the close frame goes out before we return
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(asyncio.shield(self.hang_up), HANG_UP_SECONDS * 2)
             await self._cleanup()
 
     async def _cleanup(self) -> None:
-        await self.hub.remove(user_channel(self.user_id), self.deliver)
+        await self.hub.remove(self.private, self.deliver)
+        with contextlib.suppress(Exception):
+            await sockets.unregister(self.svc.redis, self.user_id, self.socket_id)
         await self.hub.remove(LOBBY_CHANNEL, self.deliver)
         await self.hub.remove(LOBBY_CHAT, self.deliver)
         for table_id in list(self.watches):
@@ -134,7 +174,7 @@ class Connection:
                 self.send(error_frame("rate_limited", "Too many messages; slow down."))
                 continue
             self.refused = 0
-            self.queue.put_nowait(("msg", text))
+            self._enqueue(("msg", text))
 
     def _allow(self) -> bool:
         now = time.monotonic()
@@ -188,8 +228,8 @@ class Connection:
             except Exception:
                 log.exception("connection of user %s failed on %s", self.user_id, kind)
                 await self._write(error_frame("internal_error", "Something went wrong."))
-        if self.ws.application_state == WebSocketState.CONNECTED:
-            await self._close(1011 if self.queue.qsize() >= MAX_QUEUE else 1000)
+        if self.ws.application_state == WebSocketState.CONNECTED and self.hang_up is None:
+            await self._close(1000)
 
     async def _handle_pub(self, channel: str, payload: Any) -> None:
         if channel.startswith("tch:"):

@@ -202,7 +202,7 @@ async def _challenge_for(svc: TableService, table_id: str, user: User) -> TableM
 @router.get("/games/{game_id}")
 async def get_game(game_id: str, user: CurrentUser, db: DbDep) -> dict[str, Any]:
     """A finished game for replay: players, rules, every deal and event, scores."""
-    game = await load_game(db, game_id)
+    game = await load_game(db, game_id, user.id)
     return {
         "id": game.id, "table_id": game.table_id, "preset": game.preset, "rules": game.rules,
         "seats": game.seats, "bet": game.bet, "hands": game.hands, "events": game.events,
@@ -214,5 +214,5 @@ async def get_game(game_id: str, user: CurrentUser, db: DbDep) -> dict[str, Any]
 @router.get("/games/{game_id}/verify")
 async def verify_game(game_id: str, user: CurrentUser, db: DbDep) -> dict[str, Any]:
     """Provably fair: recompute each hand's SHA-256 from its revealed deal and salt."""
-    return verify(await load_game(db, game_id))
+    return verify(await load_game(db, game_id, user.id))
 
