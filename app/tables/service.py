@@ -30,7 +30,7 @@ from app.rules.events import Discarded, Drew, Event, HandEnded
 from app.rules.ruleset import ruleset_from_dict
 from app.rules.serialize import event_to_dict, state_from_dict, state_to_dict
 from app.rules.state import DRAW, PLAY, State, initial_state, next_first
-from app.tables.botplay import bot_for
+from app.tables.botplay import BotPlayer, fallback
 from app.tables.cache import TableCache
 from app.tables.hooks import FreeTables, GameResult, TableHooks
 from app.tables.meta import BOT_STRENGTHS, BotStrength, HandFairness, TableMeta
@@ -98,6 +98,7 @@ class TableService:
         # this process's sockets per (table, seated user), as counted in Redis
         self.local_conns: dict[tuple[str, int], int] = {}
         self.cache = TableCache()
+        self.bots = BotPlayer(settings)
 
     # ---------------------------------------------------------------- loading
 
@@ -350,14 +351,25 @@ class TableService:
         await self.mutate(table_id, decide)
 
     async def _bot_move(self, table_id: str, at_v: int) -> None:
+        # The bot thinks before the commit, outside it (a strong bot in a worker
+        # process: botplay.py); the commit then checks the table did not move meanwhile.
+        v, meta, state = await self.load(table_id)
+        seat = meta.seats[state.turn] if state is not None else None
+        if v != at_v or meta.status != "playing" or state is None or seat is None \
+                or not (seat.bot or seat.abandoned):
+            return
+        command = await self.bots.command(table_id, state, state.turn, seat.strength)
+
         def decide(v: int, meta: TableMeta, state: State | None) -> Change:
             if v != at_v or meta.status != "playing" or state is None:
                 return Change()
             seat = meta.seats[state.turn]
             if seat is None or not (seat.bot or seat.abandoned):
                 return Change()
-            command = bot_for(seat.strength).choose(state, state.turn)
-            events, new = apply(state, state.turn, command)
+            try:
+                events, new = apply(state, state.turn, command)
+            except RuleViolation:  # (not seen: the same version is the same state)
+                events, new = apply(state, state.turn, fallback(state, state.turn))
             return self.game_change(meta, state, events, new, touched=False)
 
         await self.mutate(table_id, decide)
