@@ -154,7 +154,8 @@ def unsafe_production_settings(settings: Settings, explicit: set[str]) -> list[s
     """Each unsafe choice, named by its environment variable."""
     problems = []
     if settings.database_url.startswith("sqlite"):
-        problems.append("BURACO_DATABASE_URL is SQLite (use PostgreSQL: replicas would not share it)")
+        problems.append("BURACO_DATABASE_URL is SQLite (use PostgreSQL: replicas would not "
+                        "share it)")
     if settings.uses_embedded_redis:
         problems.append("BURACO_REDIS_URL is memory:// (use a Redis server: replicas would "
                         "split the live tables)")

@@ -12,7 +12,9 @@ import orjson
 from pydantic import ValidationError
 from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 
+from app.core import metrics
 from app.core.errors import AppError
+from app.core.logging import WsSession
 from app.rules.legal import legal_commands
 from app.rules.serialize import command_from_dict, command_to_dict
 from app.tables import lobby
@@ -63,6 +65,7 @@ class Connection:
         self.refused = 0
         self.closed = False
         self.closing = False  # a close is queued behind the frames still to be written
+        self.session = WsSession(user_id)  # its closing log line and the socket gauge
         if hub.table_cache is None:  # the hub keeps the service's cache in step
             hub.table_cache = svc.cache
 
@@ -80,6 +83,7 @@ class Connection:
     # -- lifecycle
 
     async def run(self) -> None:
+        self.hub.sockets.add(self)
         await self.hub.add(user_channel(self.user_id), self.deliver)
         await self.svc.redis.zadd(PRESENCE_KEY, {str(self.user_id): time.time()})
         self.send({"type": "hello", "user": {"id": self.user_id, "name": self.name}})
@@ -94,7 +98,9 @@ class Connection:
             pump.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await pump
+            self.hub.sockets.discard(self)
             await self._cleanup()
+            self.session.end()
 
     async def _cleanup(self) -> None:
         await self.hub.remove(user_channel(self.user_id), self.deliver)
@@ -107,9 +113,11 @@ class Connection:
         while not self.closed:
             try:
                 message = await self.ws.receive()
-            except (WebSocketDisconnect, RuntimeError):
+            except (WebSocketDisconnect, RuntimeError) as exc:
+                self.session.closed(getattr(exc, "code", None))
                 return
             if message["type"] == "websocket.disconnect":
+                self.session.closed(message.get("code"))
                 return
             text = message.get("text")
             if text is None:
@@ -147,6 +155,7 @@ class Connection:
 
     async def _close(self, code: int) -> None:
         self.closed = True
+        self.session.closed(code)
         with contextlib.suppress(Exception):
             await self.ws.close(code=code)
 
@@ -272,6 +281,7 @@ class Connection:
                 log.warning("Redis unavailable for user %s", self.user_id)
                 raise server_busy() from None
         except AppError as exc:
+            metrics.REFUSALS.labels(exc.code).inc()
             cid = getattr(msg, "cid", None)
             await self._write(error_frame(exc.code, exc.message, cid))
 
@@ -310,6 +320,7 @@ class Connection:
         watch = self.watches.get(table_id)
         if watch is None:
             watch = self.watches[table_id] = TableWatch(table_id, self.user_id)
+            self.session.watched(table_id)
             await self.hub.add(table_channel(table_id), self.deliver)
             await self.hub.add(table_chat(table_id), self.deliver)
         v, meta, state = await self.svc.load(table_id)
