@@ -96,8 +96,9 @@ def configure_logging(*, json: bool, level: str = "INFO") -> None:
     if json:
         for name in FOREIGN_LOGGERS:
             foreign = logging.getLogger(name)
-            foreign.handlers.clear()
-            foreign.propagate = True
+            if foreign.handlers:  # its own plain-text handler (one turned off has none)
+                foreign.handlers.clear()
+                foreign.propagate = True
 
 
 def _incoming_request_id(scope: Scope) -> str:
