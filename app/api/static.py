@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import gzip
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +36,17 @@ def cache_control(path: str) -> str:
     return IMMUTABLE if HASHED.search(path) else REVALIDATE
 
 
+def _routes(routes: list[Any]) -> Iterator[Any]:
+    """Every route, those of included routers too (FastAPI keeps those inside an
+    included-router object; each context matches with its prefix and has its methods)."""
+    for route in routes:
+        contexts = getattr(route, "effective_route_contexts", None)
+        if contexts is not None:
+            yield from contexts()
+        else:
+            yield route
+
+
 def _accepts_gzip(scope: Scope) -> bool:
     for name, value in scope.get("headers", []):
         if name == b"accept-encoding":
@@ -54,7 +66,7 @@ class ClientFiles(StaticFiles):
 
     def _refuse_api_paths(self, scope: Scope) -> None:
         allowed: set[str] = set()
-        for route in scope["app"].router.routes:
+        for route in _routes(scope["app"].router.routes):
             if isinstance(route, Mount):
                 continue
             match, _ = route.matches(scope)
