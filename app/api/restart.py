@@ -36,17 +36,21 @@ def _is_uvicorn_handler(handler: Any) -> bool:
 async def drain(hub: Any, seconds: float) -> int:
     """Tell every socket of this process to reconnect elsewhere and close it; wait up to
     ``seconds`` for them to go. Returns how many there were."""
-    sockets = list(hub.sockets)
-    for conn in sockets:
-        conn.send(RESTART_FRAME)
-        conn.closing = True  # the pump writes the frame, then closes
-        conn.queue.put_nowait(("close", SERVICE_RESTART))
+    told: set[Any] = set()
     deadline = time.monotonic() + seconds
-    while hub.sockets and time.monotonic() < deadline:
+    while True:
+        # A socket opened during the drain (the proxy had not yet seen /readyz) is told too.
+        for conn in [c for c in hub.sockets if c not in told]:
+            told.add(conn)
+            conn.send(RESTART_FRAME)
+            conn.closing = True  # the pump writes the frame, then closes
+            conn.queue.put_nowait(("close", SERVICE_RESTART))
+        if not hub.sockets or time.monotonic() >= deadline:
+            break
         await asyncio.sleep(0.05)
-    log.info("drained %d sockets (%d still open) before shutting down", len(sockets),
-             len(hub.sockets), extra={"sockets": len(sockets), "left": len(hub.sockets)})
-    return len(sockets)
+    log.info("drained %d sockets (%d still open) before shutting down", len(told),
+             len(hub.sockets), extra={"sockets": len(told), "left": len(hub.sockets)})
+    return len(told)
 
 
 def install(app: Any) -> Callable[[], None]:

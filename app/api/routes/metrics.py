@@ -26,7 +26,7 @@ def _allowed(request: Request) -> bool:
     settings = request.app.state.settings
     if not settings.is_production:
         return True
-    if settings.metrics_token is None:
+    if settings.metrics_token is None or not settings.metrics_token.get_secret_value():
         return False
     expected = f"Bearer {settings.metrics_token.get_secret_value()}"
     given = request.headers.get("authorization", "")
