@@ -2,7 +2,8 @@
 a DSN nothing is imported or sent, and every function here returns at once.
 
 Each captured error carries the request id (the same as in the logs and the response's
-``x-request-id``) and the user's id (never a name or an address: send_default_pii off).
+``x-request-id``) and the user's id (never a name or an address: the SDK's defaults
+collect no personal data).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ def init(dsn: str | None, *, environment: str, release: str, traces_sample_rate:
     if transport is not None:
         options["transport"] = transport
     sentry_sdk.init(
-        dsn=dsn, environment=environment, release=release, send_default_pii=False,
+        dsn=dsn, environment=environment, release=release,
         traces_sample_rate=traces_sample_rate, **options,
     )
     _enabled = True
