@@ -90,7 +90,7 @@ pytest: install native
 
 ## The inner loop: the rules engine's tests and the unit tests, no servers (< 30 s).
 FAST_TESTS = tests/rules tests/core/test_config.py tests/core/test_errors.py \
-	tests/ops/test_compose.py tests/ops/test_lock.py
+	tests/ops/test_compose.py tests/ops/test_lock.py tests/ops/test_dashboard.py
 test-fast: install native
 	$(BIN)/pytest -q -n $(PYTEST_WORKERS) $(FAST_TESTS)
 
