@@ -9,11 +9,13 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 from fastapi.responses import HTMLResponse
-from fastapi.staticfiles import StaticFiles
 
 from app import native
-from app.api import ws
+from app.api import restart, ws
 from app.api.routes import health
+from app.api.routes import metrics as metrics_routes
+from app.api.static import ClientFiles
+from app.core import metrics, tracking
 from app.core.config import Settings
 from app.core.db import create_engine, create_sessionmaker
 from app.core.errors import install_error_handlers
@@ -39,6 +41,7 @@ from app.tables.timers import TimerLoop
 from app.users import routes as users_routes
 from app.users.passwords import Passwords
 
+VERSION = "0.1.0"
 PLACEHOLDER_PAGE = """<!doctype html>
 <html lang="es"><head><meta charset="utf-8"><title>Buraco</title></head>
 <body><h1>Buraco — servidor en marcha</h1></body></html>
@@ -60,6 +63,9 @@ def _tune_gc() -> None:
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
     configure_logging(json=settings.is_production, level=settings.log_level)
+    tracking.init(settings.sentry_dsn.get_secret_value() if settings.sentry_dsn else None,
+                  environment=settings.env, release=f"buraco@{VERSION}",
+                  traces_sample_rate=settings.sentry_traces_sample_rate)
     logging.getLogger("app").log(logging.WARNING if native.running_stale() else logging.INFO,
                                  native.describe())
 
@@ -101,12 +107,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         await timers.start()
         if reconciler is not None:
             await reconciler.start()
+        monitor = metrics.Monitor(redis)
+        monitor.start()
+        uninstall_restart = restart.install(app)  # SIGTERM: not ready, sockets told, then stop
         _tune_gc()
         try:
             yield
         finally:
+            uninstall_restart()
             if reconciler is not None:
                 await reconciler.stop()
+            await monitor.stop()
+            metrics.mark_process_dead()
             await timers.stop()
             await hub.stop()
             await close_redis(redis)
@@ -114,7 +126,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     app = FastAPI(
         title="Buraco",
-        version="0.1.0",
+        version=VERSION,
         lifespan=lifespan,
         docs_url=None if settings.is_production else "/docs",
         redoc_url=None,
@@ -129,6 +141,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(KeepRawSend)
 
     app.include_router(health.router)
+    app.include_router(metrics_routes.router)
     app.include_router(users_routes.router)
     app.include_router(tables_routes.router)
     app.include_router(ws.router)
@@ -142,7 +155,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 def _mount_frontend(app: FastAPI, settings: Settings) -> None:
     if settings.frontend_dir.is_dir():
         # Mounted last so /api, /healthz and /readyz win over static files.
-        app.mount("/", StaticFiles(directory=settings.frontend_dir, html=True), name="frontend")
+        app.mount("/", ClientFiles(settings.frontend_dir), name="frontend")
         return
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)

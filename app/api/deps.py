@@ -13,6 +13,7 @@ from redis.asyncio import Redis
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from starlette.requests import HTTPConnection
 
+from app.core import tracking
 from app.core.config import Settings
 from app.core.db import unit_of_work
 from app.core.errors import AppError
@@ -68,6 +69,7 @@ async def optional_user(
 async def current_user(user: Annotated[User | None, Depends(optional_user)]) -> User:
     if user is None:
         raise AppError("not_authenticated", NOT_AUTHENTICATED_MESSAGE, 401)
+    tracking.set_user(user.id)  # an error from here on names its user (when tracking is on)
     return user
 
 

@@ -114,6 +114,22 @@ class Settings(BaseSettings):
     # The built browser client, served at / when the folder exists.
     frontend_dir: Path = Path("frontend/dist")
 
+    # The site's public host name (compose: TLS certificates for it). When it is set and
+    # no origins list is, the allowed origins are https://{domain}.
+    domain: str | None = None
+
+    # Operations (docs/operations.md). /metrics is open in development; in production it
+    # answers only with "Authorization: Bearer <metrics_token>" (404 when no token is set).
+    metrics_token: SecretStr | None = None
+    # Error tracking: sentry-sdk is started only when a DSN is set (no network otherwise).
+    sentry_dsn: SecretStr | None = None
+    sentry_traces_sample_rate: float = Field(default=0.0, ge=0, le=1)
+    # Production refuses settings that would lose data or weaken security (see
+    # _refuse_unsafe_production) unless this says the operator means it.
+    allow_unsafe_production: bool = False
+    # How long a SIGTERM waits for its sockets to be told and closed before shutting down.
+    shutdown_drain_seconds: float = Field(default=5.0, ge=0, le=60)
+
     @field_validator("ws_allowed_origins", mode="before")
     @classmethod
     def _split_origins(cls, value: Any) -> Any:
@@ -136,6 +152,21 @@ class Settings(BaseSettings):
             self.secret_key = SecretStr(_load_or_create_secret(self.var_dir / SECRET_KEY_FILE))
         return self
 
+    @model_validator(mode="after")
+    def _refuse_unsafe_production(self) -> Settings:
+        if self.domain and "ws_allowed_origins" not in self.model_fields_set:
+            self.ws_allowed_origins = [f"https://{self.domain}"]
+            self.model_fields_set.add("ws_allowed_origins")
+        if self.env != "production" or self.allow_unsafe_production:
+            return self
+        problems = unsafe_production_settings(self, self.model_fields_set)
+        if problems:
+            raise ValueError(
+                "BURACO_ENV=production refuses to start: " + "; ".join(problems)
+                + " (set BURACO_ALLOW_UNSAFE_PRODUCTION=true to start anyway)"
+            )
+        return self
+
     @property
     def is_production(self) -> bool:
         return self.env == "production"
@@ -143,6 +174,23 @@ class Settings(BaseSettings):
     @property
     def uses_embedded_redis(self) -> bool:
         return self.redis_url.startswith("memory://")
+
+
+def unsafe_production_settings(settings: Settings, explicit: set[str]) -> list[str]:
+    """Each unsafe choice, named by its environment variable."""
+    problems = []
+    if settings.database_url.startswith("sqlite"):
+        problems.append("BURACO_DATABASE_URL is SQLite (use PostgreSQL: replicas would not "
+                        "share it)")
+    if settings.uses_embedded_redis:
+        problems.append("BURACO_REDIS_URL is memory:// (use a Redis server: replicas would "
+                        "split the live tables)")
+    if not settings.cookie_secure:
+        problems.append("BURACO_COOKIE_SECURE is false (session cookies would travel over HTTP)")
+    if "ws_allowed_origins" not in explicit or not settings.ws_allowed_origins:
+        problems.append("BURACO_WS_ALLOWED_ORIGINS is not set (list the site's origins, "
+                        "e.g. https://buraco.example.com, or set BURACO_DOMAIN)")
+    return problems
 
 
 def _load_or_create_secret(path: Path) -> str:

@@ -12,7 +12,9 @@ import orjson
 from pydantic import ValidationError
 from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 
+from app.core import metrics
 from app.core.errors import AppError
+from app.core.logging import WsSession
 from app.rules.legal import legal_commands
 from app.rules.serialize import command_from_dict, command_to_dict
 from app.tables import lobby, sockets
@@ -72,6 +74,7 @@ class Connection:
         self.private = user_channel(user_id)
         self.ended = asyncio.Event()  # closed from outside: session over, evicted, too slow
         self.hang_up: asyncio.Task[None] | None = None
+        self.ws_log = WsSession(user_id)  # its closing log line and the socket gauge
         if hub.table_cache is None:  # the hub keeps the service's cache in step
             hub.table_cache = svc.cache
 
@@ -101,6 +104,7 @@ class Connection:
         if self.hang_up is not None:
             return
         log.info("closing the socket of user %s: %s", self.user_id, reason)
+        self.ws_log.closed(code)
         self.closed = True
         self.ended.set()
         self.hang_up = asyncio.get_running_loop().create_task(
@@ -109,6 +113,7 @@ class Connection:
     # -- lifecycle
 
     async def run(self) -> None:
+        self.hub.sockets.add(self)
         await self.hub.add(self.private, self.deliver)
         # After subscribing, so a newer socket's eviction notice cannot be missed.
         await sockets.register(self.svc.redis, self.user_id, self.socket_id,
@@ -132,7 +137,9 @@ class Connection:
             if self.hang_up is not None:  # the close frame goes out before we return
                 with contextlib.suppress(Exception):
                     await asyncio.wait_for(asyncio.shield(self.hang_up), HANG_UP_SECONDS * 2)
+            self.hub.sockets.discard(self)
             await self._cleanup()
+            self.ws_log.end()
 
     async def _cleanup(self) -> None:
         await self.hub.remove(self.private, self.deliver)
@@ -147,9 +154,11 @@ class Connection:
         while not self.closed:
             try:
                 message = await self.ws.receive()
-            except (WebSocketDisconnect, RuntimeError):
+            except (WebSocketDisconnect, RuntimeError) as exc:
+                self.ws_log.closed(getattr(exc, "code", None))
                 return
             if message["type"] == "websocket.disconnect":
+                self.ws_log.closed(message.get("code"))
                 return
             text = message.get("text")
             if text is None:
@@ -187,6 +196,7 @@ class Connection:
 
     async def _close(self, code: int) -> None:
         self.closed = True
+        self.ws_log.closed(code)
         with contextlib.suppress(Exception):
             await self.ws.close(code=code)
 
@@ -312,6 +322,7 @@ class Connection:
                 log.warning("Redis unavailable for user %s", self.user_id)
                 raise server_busy() from None
         except AppError as exc:
+            metrics.REFUSALS.labels(exc.code).inc()
             cid = getattr(msg, "cid", None)
             await self._write(error_frame(exc.code, exc.message, cid))
 
@@ -350,6 +361,7 @@ class Connection:
         watch = self.watches.get(table_id)
         if watch is None:
             watch = self.watches[table_id] = TableWatch(table_id, self.user_id)
+            self.ws_log.watched(table_id)
             await self.hub.add(table_channel(table_id), self.deliver)
             await self.hub.add(table_chat(table_id), self.deliver)
         v, meta, state = await self.svc.load(table_id)

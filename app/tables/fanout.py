@@ -13,12 +13,14 @@ import asyncio
 import contextlib
 import logging
 import secrets
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 import orjson
 from redis.asyncio import Redis
 
+from app.core import metrics
 from app.rules.ruleset import RuleSet, ruleset_from_dict
 from app.rules.serialize import event_from_dict
 from app.rules.views import redact, view_for
@@ -41,6 +43,7 @@ class Hub:
         self._lock = asyncio.Lock()
         self.stopping = False
         self.table_cache: TableCache | None = None  # kept in step with the tables' records
+        self.sockets: set[Any] = set()  # this process's connections (app/api/restart.py)
 
     async def start(self) -> None:
         self.task = asyncio.create_task(self._run(), name="hub")
@@ -116,6 +119,7 @@ class Hub:
             except orjson.JSONDecodeError:
                 continue
             if table:
+                metrics.PUBSUB_LAG.observe(max(0.0, time.time() - payload.get("at", time.time())))
                 if self.table_cache is not None:
                     self.table_cache.advance(payload, meta_raw, state_raw)
                 _parse_events(payload)

@@ -20,6 +20,7 @@ from typing import Any
 import orjson
 from redis.asyncio import Redis
 
+from app.core import metrics
 from app.core.config import Settings
 from app.core.errors import AppError
 from app.rules import commands as C
@@ -217,7 +218,9 @@ class TableService:
         # Command ids are the client's own: two players may both send "c1", so the
         # dedupe key is scoped by the sender (else one player's move would be answered
         # as a repeat of the other's and silently dropped).
-        v, _ = await self.mutate(table_id, decide, cid=f"{user_id}:{cid}")
+        started = time.perf_counter()
+        v, change = await self.mutate(table_id, decide, cid=f"{user_id}:{cid}")
+        metrics.moved("player", bool(change.records), started)
         return v
 
     def game_change(
@@ -372,7 +375,8 @@ class TableService:
                 events, new = apply(state, state.turn, fallback(state, state.turn))
             return self.game_change(meta, state, events, new, touched=False)
 
-        await self.mutate(table_id, decide)
+        _, change = await self.mutate(table_id, decide)
+        metrics.moved("bot", bool(change.records))
 
     async def abandon(self, table_id: str, user_id: int) -> int:
         """The player leaves a started game: a bot takes the seat; the bet is forfeited."""
@@ -584,7 +588,8 @@ class TableService:
             return
         if self.archive_game is not None:
             await self.archive_game(meta, await self.store.full_log(table_id))
-        await self.hooks.settle_game(self._result(meta, state, state.match_winner))
+        with metrics.settling():
+            await self.hooks.settle_game(self._result(meta, state, state.match_winner))
         await self.store.cancel_timer(member)
         await self.store.expire(table_id)
         await self.after_table_change(meta)

@@ -14,12 +14,15 @@ keep their caches of the tables they serve in step without reading them back
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Any
 
 import orjson
 from redis.asyncio import Redis
 from redis.exceptions import NoScriptError
+
+from app.core import metrics
 
 STREAM_MAXLEN = 512  # records kept for resync; older gaps get a fresh snapshot
 TABLE_TTL_SECONDS = 6 * 3600  # a finished or closed table lingers this long
@@ -149,16 +152,18 @@ class TableStore:
         succeeds or not: a timer checks that it is still the table's when it fires.
         ``clock``: a new turn clock's deadline, kept in the table hash for snapshots."""
         encoded = [orjson.dumps(r) for r in records]
-        payload = orjson.dumps({"t": table_id, "records": records})
+        payload = orjson.dumps({"t": table_id, "records": records, "at": time.time()})
         args: list[Any] = [
             expected_v, len(records), meta or b"", state or b"", cid, STREAM_MAXLEN, payload,
             *encoded, table_id, repr(clock) if clock is not None else "",
         ]
         keys = [k_hash(table_id), k_stream(table_id), k_log(table_id), k_cids(table_id)]
+        started = time.perf_counter()
         if timers:
             status, v = await self._commit_with_timers(keys, args, timers)
         else:
             status, v = await self._commit(keys=keys, args=args)
+        metrics.REDIS_SECONDS.labels("commit").observe(time.perf_counter() - started)
         if int(status) == 0:
             raise Conflict(int(v))
         if int(status) == -1:
@@ -239,6 +244,12 @@ class TableStore:
     async def due_timers(self, now: float, limit: int = 50) -> list[str]:
         items = await self.redis.zrangebyscore(TIMERS_KEY, "-inf", now, start=0, num=limit)
         return [_str(i) for i in items]
+
+    async def due_timers_at(self, now: float, limit: int = 50) -> list[tuple[str, float]]:
+        """Due timers with their deadlines (for the lateness metric)."""
+        items = await self.redis.zrangebyscore(TIMERS_KEY, "-inf", now, start=0, num=limit,
+                                               withscores=True)
+        return [(_str(item[0]), float(item[1])) for item in items]
 
     async def claim_timer(self, member: str) -> bool:
         """Atomically take a due timer: only one process gets 1 back from ZREM."""
