@@ -208,7 +208,7 @@ def wait_ready(url: str, proc: subprocess.Popen[bytes], timeout: float = 60) -> 
 # on Redis, one frame to each of the table's sockets), on the loop and pool the app
 # servers use. A Redis error is answered with an error frame and counted.
 BASELINE_SERVER = textwrap.dedent('''
-    import asyncio, sys, orjson, uvloop, websockets
+    import asyncio, gc, sys, orjson, uvloop, websockets
     from app.core.redis import create_redis
     SCRIPT = "redis.call('HINCRBY', KEYS[1], 'v', 1); return redis.call('HGET', KEYS[1], 'v')"
     async def main(port, url, pool):
@@ -239,6 +239,7 @@ BASELINE_SERVER = textwrap.dedent('''
                                     compression=None):
             await asyncio.Future()
     uvloop.install()
+    gc.collect(); gc.freeze(); gc.set_threshold(20_000, 50, 100)  # as app.main._tune_gc
     asyncio.run(main(int(sys.argv[1]), sys.argv[2], int(sys.argv[3])))
 ''')
 
@@ -264,8 +265,8 @@ class Stats:
         self.commands = 0
         self.calls: Counter[str] = Counter()  # Redis commands by name
 
-    def failed(self, code: str, timeout: float) -> None:
-        if self.measuring:
+    def failed(self, code: str, timeout: float, counted: bool) -> None:
+        if counted:
             self.errors[code] += 1
             self.latencies.append(timeout * 1000)
 
@@ -434,10 +435,11 @@ class Table:
                     return window
         return None
 
-    async def move(self, stats: Stats, timeout: float) -> None:
+    async def move(self, stats: Stats, timeout: float, counted: bool) -> None:
+        """One move; ``counted``: it was offered inside the measured window."""
         command = self.choose()
         if command is None:
-            stats.failed("not_playable", timeout)
+            stats.failed("not_playable", timeout, counted)
             return
         seat = self.seats[self.turn]
         self.n += 1
@@ -452,10 +454,10 @@ class Table:
             ack = await asyncio.wait_for(ack_fut, timeout)
         except TimeoutError:
             seat.acks.pop(cid, None)
-            stats.failed("timeout", timeout)
+            stats.failed("timeout", timeout, counted)
             return
         if ack["type"] != "ack":
-            stats.failed(ack.get("code", "error"), timeout)
+            stats.failed(ack.get("code", "error"), timeout, counted)
             return
         done: asyncio.Future[float] = loop.create_future()
         self.waiting = (ack["v"], t0, done)
@@ -464,11 +466,11 @@ class Table:
             latency = await asyncio.wait_for(done, max(0.01, t0 + timeout - time.perf_counter()))
         except TimeoutError:
             self.waiting = None
-            stats.failed("timeout", timeout)
+            stats.failed("timeout", timeout, counted)
             return
         for old in [k for k in self.arrivals if k < ack["v"] - 8]:
             del self.arrivals[old]
-        if stats.measuring:
+        if counted:
             stats.served += 1
             stats.kinds[command["type"]] += 1
             stats.latencies.append(latency * 1000)
@@ -482,16 +484,17 @@ async def pace(tables: list[Any], stats: Stats, seconds: float, timeout: float) 
         start = time.perf_counter()
         k = 0
         while time.perf_counter() - start < seconds:
-            if stats.measuring:
+            counted = stats.measuring
+            if counted:
                 stats.offered += 1
             try:
-                await table.move(stats, timeout)
+                await table.move(stats, timeout, counted)
             except (websockets.ConnectionClosed, OSError):
-                stats.failed("closed", timeout)
+                stats.failed("closed", timeout, counted)
             k += 1
             behind = int(time.perf_counter() - start) - k
             if behind > 0:  # ticks missed while the move waited
-                if stats.measuring:
+                if counted:
                     stats.offered += behind
                     stats.errors["missed_tick"] += behind
                 k += behind
@@ -613,7 +616,7 @@ class EchoTable:
                 if not fut.done():
                     fut.set_result(entry[1] - t0)
 
-    async def move(self, stats: Stats, timeout: float) -> None:
+    async def move(self, stats: Stats, timeout: float, counted: bool) -> None:
         v = self.v + 1  # one sender per table at a time, so versions are predictable
         loop = asyncio.get_running_loop()
         fut: asyncio.Future[float] = loop.create_future()
@@ -626,11 +629,12 @@ class EchoTable:
                                      return_when=asyncio.FIRST_COMPLETED)
         self.counts.pop(v - 4, None)
         if fut in done:
-            if stats.measuring:
+            if counted:
                 stats.served += 1
                 stats.latencies.append(fut.result() * 1000)
             return
-        stats.failed(self.error.result() if self.error in done else "timeout", timeout)
+        stats.failed(self.error.result() if self.error in done else "timeout", timeout,
+                     counted)
         self.v = max(self.v, v)
 
 
