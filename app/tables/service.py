@@ -151,6 +151,8 @@ class TableService:
                     meta=change.meta.model_dump_json().encode() if change.meta else None,
                     state=orjson.dumps(state_to_dict(change.state)) if change.state else None,
                     cid=cid, timers=change.timers, clock=change.clock,
+                    publish_state=change.state is not None and not any(
+                        r["k"] == "g" for r in change.records),
                 )
             except Conflict:
                 newer = self.cache.get(table_id)  # other records may have advanced it already

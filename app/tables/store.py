@@ -6,10 +6,14 @@ version, refuse a repeated command id, append the records (each with its own con
 version) to the stream and the log, save meta and state, publish. Keys outside a table
 (the lobby index, the timers) are separate calls.
 
-The publish on ``tch:ID`` is ``{"t": ID, "records": [...]}``, a newline, the meta saved
-and a newline, the state saved (each '' when the commit left it as it was): processes
-keep their caches of the tables they serve in step without reading them back
-(``app/tables/cache.py``). JSON never holds a raw newline, so the split is exact.
+The publish on the table's channel ``tch:{t:ID}`` carries EVENTS, not states:
+``{"t": ID, "records": [...]}``, a newline, and the full meta saved when the commit
+changed it (else ''; the records carry only its public part, and the deals of hands in
+play are needed to decide), a newline, and the state saved only when the records do not
+determine it (no game record; else ''). A process that serves viewers of the table folds
+the game records into its cached state with the engine's ``evolve``
+(``app/tables/cache.py``). JSON never holds a raw newline, so the split is exact. On a
+cluster the publish is SPUBLISH: the channel's hash tag keeps it on the table's shard.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from typing import Any
 
 import orjson
 from redis.asyncio import Redis
+from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import NoScriptError
 
 STREAM_MAXLEN = 512  # records kept for resync; older gaps get a fresh snapshot
@@ -37,9 +42,11 @@ if ARGV[5] ~= '' then
   if seen then return {-1, tonumber(seen)} end
 end
 local n = tonumber(ARGV[2])
+local recs = {}
 for i = 1, n do
   v = v + 1
   local rec = ARGV[7 + i]
+  recs[i] = rec
   redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[6], v .. '-0', 'r', rec)
   redis.call('RPUSH', KEYS[3], rec)
 end
@@ -51,8 +58,11 @@ if ARGV[5] ~= '' then
   redis.call('HSET', KEYS[4], ARGV[5], v)
   redis.call('EXPIRE', KEYS[4], 86400)
 end
-if n > 0 then
-  redis.call('PUBLISH', 'tch:' .. ARGV[8 + n], ARGV[7] .. '\\n' .. ARGV[3] .. '\\n' .. ARGV[4])
+if n > 0 and ARGV[8 + n] ~= '' then
+  local state = ''
+  if ARGV[10 + n] == '1' then state = ARGV[4] end
+  local body = ARGV[7] .. table.concat(recs, ',') .. ']}\\n' .. ARGV[3] .. '\\n' .. state
+  redis.call(ARGV[11 + n], ARGV[8 + n], body)
 end
 return {1, v}
 """
@@ -84,7 +94,15 @@ def k_proc_seats(proc: str) -> str:
 
 
 def table_channel(table_id: str) -> str:
-    return f"tch:{table_id}"
+    """The table's own channel: its hash tag puts it on the table's shard (SPUBLISH)."""
+    return f"tch:{{t:{table_id}}}"
+
+
+def channel_table(channel: str) -> str | None:
+    """The table a channel from ``table_channel`` belongs to, else None."""
+    if channel.startswith("tch:{t:") and channel.endswith("}"):
+        return channel[7:-1]
+    return None
 
 
 def user_channel(user_id: int) -> str:
@@ -113,9 +131,12 @@ class Duplicate(Exception):
 
 
 class TableStore:
-    def __init__(self, redis: Redis) -> None:
+    def __init__(self, redis: Redis, sharded: bool | None = None) -> None:
         self.redis = redis
         self._commit = redis.register_script(COMMIT_LUA)
+        if sharded is None:
+            sharded = isinstance(redis, RedisCluster)
+        self.publish_command = "SPUBLISH" if sharded else "PUBLISH"
 
     async def load(self, table_id: str, cid: str = "") -> Loaded | None:
         """The table's version, meta and state (and, for a command id, the version it
@@ -142,17 +163,23 @@ class TableStore:
         cid: str = "",
         timers: list[tuple[str, float]] | None = None,
         clock: float | None = None,
+        publish_state: bool = False,
+        channel: str | None = None,
     ) -> int:
         """Append ``records`` (their ``v`` already set to expected_v+1...) atomically.
         Returns the new version; raises Conflict or Duplicate. ``timers`` (member,
         deadline) go into the timers set in the same round trip, whether the commit
         succeeds or not: a timer checks that it is still the table's when it fires.
-        ``clock``: a new turn clock's deadline, kept in the table hash for snapshots."""
+        ``clock``: a new turn clock's deadline, kept in the table hash for snapshots.
+        ``publish_state``: the records do not determine the new state, so the publish
+        carries it. ``channel``: where to publish ('' for nowhere; tests make gaps so)."""
         encoded = [orjson.dumps(r) for r in records]
-        payload = orjson.dumps({"t": table_id, "records": records})
+        prefix = b'{"t":' + orjson.dumps(table_id) + b',"records":['
         args: list[Any] = [
-            expected_v, len(records), meta or b"", state or b"", cid, STREAM_MAXLEN, payload,
-            *encoded, table_id, repr(clock) if clock is not None else "",
+            expected_v, len(records), meta or b"", state or b"", cid, STREAM_MAXLEN, prefix,
+            *encoded, table_channel(table_id) if channel is None else channel,
+            repr(clock) if clock is not None else "", "1" if publish_state else "",
+            self.publish_command,
         ]
         keys = [k_hash(table_id), k_stream(table_id), k_log(table_id), k_cids(table_id)]
         if timers:
