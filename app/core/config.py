@@ -42,6 +42,9 @@ class Settings(BaseSettings):
     redis_url: str = "memory://"
     redis_max_connections: int = Field(default=64, ge=1)
     redis_pool_timeout_seconds: float = Field(default=5.0, gt=0)
+    # Hash-tagged buckets each global set (timers, processes, lobby indexes) is split
+    # into; 0: 1 on one Redis, 16 on a cluster (app/tables/store.py).
+    redis_buckets: int = Field(default=0, ge=0, le=1024)
 
     # Secrets and cookies.
     secret_key: SecretStr | None = None

@@ -70,6 +70,8 @@ class Hub:
         ready) while Redis is down."""
         while not self.stopping:
             try:
+                if self.sharded:
+                    await self.redis.initialize()
                 await self.pubsub.subscribe(f"proc:{secrets.token_hex(8)}")
                 return
             except Exception:
@@ -92,6 +94,7 @@ class Hub:
             listeners.add(deliver)
             if first:
                 if self.sharded and channel_table(channel) is not None:
+                    await self.redis.initialize()  # the slots must be known
                     await self.pubsub.ssubscribe(channel)
                 else:
                     await self.pubsub.subscribe(channel)
@@ -114,6 +117,33 @@ class Hub:
 
     async def _run(self) -> None:
         await self._subscribe_private()
+        readers = [asyncio.create_task(self._run_shard(node), name="hub-shard")
+                   for node in (self.redis.get_primaries() if self.sharded else [])]  # type: ignore[attr-defined]
+        try:
+            await self._run_classic()
+        finally:
+            for task in readers:
+                task.cancel()
+
+    async def _run_shard(self, node: Any) -> None:
+        """Sharded messages of one cluster node (each node's subscriptions have their own
+        connection in redis-py's ClusterPubSub)."""
+        while not self.stopping:
+            try:
+                message = await self.pubsub.get_sharded_message(
+                    ignore_subscribe_messages=True, timeout=1.0, target_node=node)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("sharded pub/sub read failed; retrying")
+                await asyncio.sleep(0.5)
+                continue
+            if message is None:
+                await asyncio.sleep(0.05)  # no subscription on this node yet
+            elif message.get("type") == "smessage":
+                self._dispatch(message)
+
+    async def _run_classic(self) -> None:
         while not self.stopping:
             try:
                 message = await self.pubsub.get_message(ignore_subscribe_messages=True,

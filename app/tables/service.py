@@ -88,7 +88,7 @@ class TableService:
         bot_delay: float = 0.8,
     ) -> None:
         self.redis = redis
-        self.store = TableStore(redis)
+        self.store = TableStore(redis, buckets=settings.redis_buckets)
         self.settings = settings
         self.hooks: TableHooks = hooks or FreeTables()
         self.archive_game = archive

@@ -18,12 +18,15 @@ cluster the publish is SPUBLISH: the channel's hash tag keeps it on the table's 
 
 from __future__ import annotations
 
+import asyncio
+import zlib
 from dataclasses import dataclass
 from typing import Any
 
 import orjson
 from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
+from redis.crc import key_slot
 from redis.exceptions import NoScriptError
 
 STREAM_MAXLEN = 512  # records kept for resync; older gaps get a fresh snapshot
@@ -33,6 +36,7 @@ PLAYING_KEY = "lobby:playing"  # public games in progress, for spectators
 TIMERS_KEY = "timers"
 PROCS_KEY = "procs"  # server process id -> its last heartbeat (a sorted set)
 LOBBY_CHANNEL = "lobby"
+CLUSTER_BUCKETS = 16  # buckets of each global set on a cluster, unless set otherwise
 
 COMMIT_LUA = """
 local v = tonumber(redis.call('HGET', KEYS[1], 'v') or '0')
@@ -131,12 +135,65 @@ class Duplicate(Exception):
 
 
 class TableStore:
-    def __init__(self, redis: Redis, sharded: bool | None = None) -> None:
+    def __init__(self, redis: Redis, sharded: bool | None = None, buckets: int = 0) -> None:
+        """``buckets``: how many hash-tagged keys each global set is split into (0: 1 on
+        one server, ``CLUSTER_BUCKETS`` on a cluster, so no shard holds them all)."""
         self.redis = redis
         self._commit = redis.register_script(COMMIT_LUA)
+        self.cluster = isinstance(redis, RedisCluster)
         if sharded is None:
-            sharded = isinstance(redis, RedisCluster)
+            sharded = self.cluster
         self.publish_command = "SPUBLISH" if sharded else "PUBLISH"
+        self.buckets = buckets or (CLUSTER_BUCKETS if self.cluster else 1)
+
+    # -- the global sets, split into hash-tagged buckets
+
+    def bucket(self, base: str, member: str) -> str:
+        """The key of the bucket of ``base`` that holds ``member`` (a table's timers all
+        go to its table's bucket). With one bucket it is ``base`` itself, as before."""
+        if self.buckets == 1:
+            return base
+        parts = member.split("|", 2)
+        owner = parts[1] if len(parts) == 3 else member
+        return f"{base}:{{{base}:{zlib.crc32(owner.encode()) % self.buckets}}}"
+
+    def bucket_keys(self, base: str) -> list[str]:
+        if self.buckets == 1:
+            return [base]
+        return [f"{base}:{{{base}:{i}}}" for i in range(self.buckets)]
+
+    def _by_bucket(self, base: str, members: Any) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for member in members:
+            out.setdefault(self.bucket(base, member), []).append(member)
+        return out
+
+    async def many(self, calls: list[tuple[str, tuple[Any, ...]]]) -> list[Any]:
+        """Run ``calls`` (command name, arguments; the first argument is the key) in as
+        few round trips as allowed: one pipeline on one server; on a cluster one pipeline
+        per hash slot (never a cross-slot one), all at once, each keeping its order."""
+        if not calls:
+            return []
+        if not self.cluster:
+            async with self.redis.pipeline(transaction=False) as pipe:
+                for name, args in calls:
+                    getattr(pipe, name)(*args)
+                return list(await pipe.execute())
+        groups: dict[int, list[int]] = {}
+        for i, (_, args) in enumerate(calls):
+            groups.setdefault(key_slot(str(args[0]).encode()), []).append(i)
+        replies: list[Any] = [None] * len(calls)
+
+        async def run(indexes: list[int]) -> None:
+            async with self.redis.pipeline(transaction=False) as pipe:
+                for i in indexes:
+                    name, args = calls[i]
+                    getattr(pipe, name)(*args)
+                for i, reply in zip(indexes, await pipe.execute(), strict=True):
+                    replies[i] = reply
+
+        await asyncio.gather(*(run(ix) for ix in groups.values()))
+        return replies
 
     async def load(self, table_id: str, cid: str = "") -> Loaded | None:
         """The table's version, meta and state (and, for a command id, the version it
@@ -196,11 +253,20 @@ class TableStore:
         self, keys: list[str], args: list[Any], timers: list[tuple[str, float]]
     ) -> Any:
         """EVALSHA and the ZADDs in one pipeline (one round trip). The timers set is not
-        a table key (another hash slot), so it cannot go into the script itself."""
+        a table key (another hash slot), so it cannot go into the script itself; on a
+        cluster the two go at once to their shards (no cross-slot pipeline)."""
+        zadds = [(key, {m: at for m, at in timers if m in members})
+                 for key, members in self._by_bucket(TIMERS_KEY, [m for m, _ in timers]).items()]
+        if self.cluster:
+            results = await asyncio.gather(
+                self._commit(keys=keys, args=args),
+                *(self.redis.zadd(key, mapping) for key, mapping in zadds))
+            return results[0]
         for _ in range(2):
             async with self.redis.pipeline(transaction=False) as pipe:
                 pipe.evalsha(self._commit.sha, len(keys), *keys, *args)
-                pipe.zadd(TIMERS_KEY, dict(timers))
+                for key, mapping in zadds:
+                    pipe.zadd(key, mapping)
                 replies = await pipe.execute(raise_on_error=False)
             if not isinstance(replies[0], NoScriptError):
                 if isinstance(replies[0], Exception):
@@ -230,46 +296,47 @@ class TableStore:
         return [orjson.loads(r) for r in await self.redis.lrange(k_log(table_id), 0, -1)]
 
     async def expire(self, table_id: str, seconds: int = TABLE_TTL_SECONDS) -> None:
-        async with self.redis.pipeline(transaction=False) as pipe:
-            for key in (k_hash(table_id), k_stream(table_id), k_log(table_id),
-                        k_cids(table_id), k_conns(table_id)):
-                pipe.expire(key, seconds)
-            await pipe.execute()
+        await self.many([("expire", (key, seconds)) for key in (
+            k_hash(table_id), k_stream(table_id), k_log(table_id), k_cids(table_id),
+            k_conns(table_id))])
 
     # -- the lobby index and the timers
 
     async def list_lobby(self, limit: int = 500, key: str = LOBBY_KEY) -> list[bytes]:
-        ids = await self.redis.zrange(key, 0, limit - 1)
+        """The metas of the first ``limit`` tables of an index (oldest first)."""
+        scored: list[tuple[float, str]] = []
+        for part in await self.many([("zrange", (k, 0, limit - 1, False, True))
+                                     for k in self.bucket_keys(key)]):
+            scored += [(float(score), _str(table_id)) for table_id, score in part]
+        ids = [table_id for _, table_id in sorted(scored)[:limit]]
         if not ids:
             return []
-        async with self.redis.pipeline(transaction=False) as pipe:
-            for table_id in ids:
-                pipe.hget(k_hash(_str(table_id)), "meta")
-            metas = await pipe.execute()
+        metas = await self.many([("hget", (k_hash(table_id), "meta")) for table_id in ids])
         return [m if isinstance(m, bytes) else m.encode() for m in metas if m]
 
     async def set_listed(
         self, table_id: str, listed: bool, score: float, key: str = LOBBY_KEY
     ) -> None:
         if listed:
-            await self.redis.zadd(key, {table_id: score})
+            await self.redis.zadd(self.bucket(key, table_id), {table_id: score})
         else:
-            await self.redis.zrem(key, table_id)
+            await self.redis.zrem(self.bucket(key, table_id), table_id)
 
     async def add_timer(self, member: str, at: float) -> None:
-        await self.redis.zadd(TIMERS_KEY, {member: at})
+        await self.redis.zadd(self.bucket(TIMERS_KEY, member), {member: at})
 
     async def cancel_timer(self, *members: str) -> None:
-        if members:
-            await self.redis.zrem(TIMERS_KEY, *members)
+        await self.many([("zrem", (key, *group))
+                         for key, group in self._by_bucket(TIMERS_KEY, members).items()])
 
     async def due_timers(self, now: float, limit: int = 50) -> list[str]:
-        items = await self.redis.zrangebyscore(TIMERS_KEY, "-inf", now, start=0, num=limit)
-        return [_str(i) for i in items]
+        parts = await self.many([("zrangebyscore", (key, "-inf", now, 0, limit))
+                                 for key in self.bucket_keys(TIMERS_KEY)])
+        return [_str(i) for part in parts for i in part]
 
     async def claim_timer(self, member: str) -> bool:
         """Atomically take a due timer: only one process gets 1 back from ZREM."""
-        return bool(await self.redis.zrem(TIMERS_KEY, member))
+        return bool(await self.redis.zrem(self.bucket(TIMERS_KEY, member), member))
 
     # -- sockets per seated player, counted per server process
 
@@ -278,17 +345,14 @@ class TableStore:
         """One more (or one less) socket of this player at this table on process
         ``proc``; returns the player's sockets at the table over every process."""
         field = f"{user_id}@{proc}"
-        async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.hincrby(k_conns(table_id), field, delta)
-            pipe.hgetall(k_conns(table_id))
-            if delta > 0:
-                pipe.sadd(k_proc_seats(proc), f"{table_id}|{user_id}")
-            replies = await pipe.execute()
+        calls: list[tuple[str, tuple[Any, ...]]] = [
+            ("hincrby", (k_conns(table_id), field, delta)), ("hgetall", (k_conns(table_id),))]
+        if delta > 0:
+            calls.append(("sadd", (k_proc_seats(proc), f"{table_id}|{user_id}")))
+        replies = await self.many(calls)
         if delta < 0 and int(replies[0]) <= 0:  # none left here: nothing to sweep
-            async with self.redis.pipeline(transaction=False) as pipe:
-                pipe.hdel(k_conns(table_id), field)
-                pipe.srem(k_proc_seats(proc), f"{table_id}|{user_id}")
-                await pipe.execute()
+            await self.many([("hdel", (k_conns(table_id), field)),
+                             ("srem", (k_proc_seats(proc), f"{table_id}|{user_id}"))])
         return _sockets_of(replies[1], user_id)
 
     async def connections(self, table_id: str, user_id: int) -> int:
@@ -297,24 +361,24 @@ class TableStore:
     async def heartbeat(self, proc: str, now: float) -> bool:
         """Renew ``proc``'s heartbeat; True if it was not registered (a first beat, or
         another process took it for dead and swept it)."""
-        return bool(await self.redis.zadd(PROCS_KEY, {proc: now}))
+        return bool(await self.redis.zadd(self.bucket(PROCS_KEY, proc), {proc: now}))
 
     async def restore_process(self, proc: str, counts: dict[tuple[str, int], int]) -> None:
         """Count again the sockets a live process holds, after it was swept for dead."""
-        if not counts:
-            return
-        async with self.redis.pipeline(transaction=False) as pipe:
-            for (table_id, user_id), n in counts.items():
-                pipe.hset(k_conns(table_id), f"{user_id}@{proc}", n)
-                pipe.sadd(k_proc_seats(proc), f"{table_id}|{user_id}")
-            await pipe.execute()
+        calls: list[tuple[str, tuple[Any, ...]]] = []
+        for (table_id, user_id), n in counts.items():
+            calls.append(("hset", (k_conns(table_id), f"{user_id}@{proc}", n)))
+            calls.append(("sadd", (k_proc_seats(proc), f"{table_id}|{user_id}")))
+        await self.many(calls)
 
     async def dead_processes(self, before: float) -> list[str]:
-        return [_str(p) for p in await self.redis.zrangebyscore(PROCS_KEY, "-inf", before)]
+        parts = await self.many([("zrangebyscore", (key, "-inf", before))
+                                 for key in self.bucket_keys(PROCS_KEY)])
+        return [_str(p) for part in parts for p in part]
 
     async def claim_dead(self, proc: str) -> bool:
         """Take a dead process's sweep: only one process gets 1 back from ZREM."""
-        return bool(await self.redis.zrem(PROCS_KEY, proc))
+        return bool(await self.redis.zrem(self.bucket(PROCS_KEY, proc), proc))
 
     async def drop_process(self, proc: str) -> list[tuple[str, int, int]]:
         """Forget every socket a dead process counted: (table, user, that player's sockets
@@ -322,13 +386,13 @@ class TableStore:
         seats = [_str(m).rpartition("|") for m in await self.redis.smembers(k_proc_seats(proc))]
         if not seats:
             return []
-        # one round trip for them all: each table's count read right after its delete
-        async with self.redis.pipeline(transaction=False) as pipe:
-            for table_id, _, user in seats:
-                pipe.hdel(k_conns(table_id), f"{user}@{proc}")
-                pipe.hgetall(k_conns(table_id))
-            pipe.delete(k_proc_seats(proc))
-            replies = await pipe.execute()
+        # as few round trips as allowed: each table's count read right after its delete
+        calls: list[tuple[str, tuple[Any, ...]]] = []
+        for table_id, _, user in seats:
+            calls.append(("hdel", (k_conns(table_id), f"{user}@{proc}")))
+            calls.append(("hgetall", (k_conns(table_id),)))
+        calls.append(("delete", (k_proc_seats(proc),)))
+        replies = await self.many(calls)
         return [(table_id, int(user), _sockets_of(replies[2 * i + 1], int(user)))
                 for i, (table_id, _, user) in enumerate(seats)]
 
