@@ -96,7 +96,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             redis, settings, hooks=hooks, archive=GameArchive(app.state.sessionmaker),
             bot_delay=settings.bot_delay_seconds,
         )
-        hub = Hub(redis)
+        hub = Hub(redis, tables)
         timers = TimerLoop(tables)
         app.state.tables, app.state.hub, app.state.timers = tables, hub, timers
         app.state.reconciler = reconciler = (

@@ -45,6 +45,9 @@ class Settings(BaseSettings):
     # How long a request waits for a free database connection before it is answered
     # 503 server_busy (with Retry-After) instead of hanging.
     db_pool_timeout_seconds: float = Field(default=3.0, gt=0)
+    # Hash-tagged buckets each global set (timers, processes, lobby indexes) is split
+    # into; 0: 1 on one Redis, 16 on a cluster (app/tables/store.py).
+    redis_buckets: int = Field(default=0, ge=0, le=1024)
 
     # Secrets and cookies.
     secret_key: SecretStr | None = None

@@ -18,7 +18,7 @@ from app.core.logging import WsSession
 from app.rules.legal import legal_commands
 from app.rules.serialize import command_from_dict, command_to_dict
 from app.tables import lobby, sockets
-from app.tables.fanout import Hub, TableWatch, snapshot_frame
+from app.tables.fanout import Hub, TableWatch, shared_frames, snapshot_frame
 from app.tables.protocol import (
     CLIENT_MESSAGE,
     MAX_FRAME_BYTES,
@@ -201,11 +201,14 @@ class Connection:
             await self.ws.close(code=code)
 
     async def _write(self, frame: dict[str, Any]) -> None:
+        await self._write_text(orjson.dumps(frame).decode())
+
+    async def _write_text(self, text: str) -> None:
         if self.ws.application_state != WebSocketState.CONNECTED:
             self.closed = True
             return
         try:
-            await self.ws.send_text(orjson.dumps(frame).decode())
+            await self.ws.send_text(text)
         except Exception:
             self.closed = True
 
@@ -245,6 +248,11 @@ class Connection:
         if channel.startswith("tch:"):
             watch = self.watches.get(payload.get("t", ""))
             if watch is None:
+                return
+            shared = shared_frames(payload, watch)  # the common case: no per-socket work
+            if shared is not None:
+                await self._write_text(shared)
+                await self._count_presence(watch)
                 return
             # One WebSocket message per commit: its records (a discard and the next
             # turn's clock, say) go out together as a "batch" when there are several.

@@ -89,7 +89,7 @@ class TableService:
         bot_delay: float = 0.8,
     ) -> None:
         self.redis = redis
-        self.store = TableStore(redis)
+        self.store = TableStore(redis, buckets=settings.redis_buckets)
         self.settings = settings
         self.hooks: TableHooks = hooks or FreeTables()
         self.archive_game = archive
@@ -153,6 +153,8 @@ class TableService:
                     meta=change.meta.model_dump_json().encode() if change.meta else None,
                     state=orjson.dumps(state_to_dict(change.state)) if change.state else None,
                     cid=cid, timers=change.timers, clock=change.clock,
+                    publish_state=change.state is not None and not any(
+                        r["k"] == "g" for r in change.records),
                 )
             except Conflict:
                 newer = self.cache.get(table_id)  # other records may have advanced it already
