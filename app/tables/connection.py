@@ -15,7 +15,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 from app.core.errors import AppError
 from app.rules.legal import legal_commands
 from app.rules.serialize import command_from_dict, command_to_dict
-from app.tables import lobby
+from app.tables import emotes, lobby
 from app.tables.fanout import Hub, TableWatch, snapshot_frame
 from app.tables.protocol import (
     CLIENT_MESSAGE,
@@ -23,6 +23,7 @@ from app.tables.protocol import (
     RATE_PER_SECOND,
     REDIS_UNAVAILABLE,
     CommandMsg,
+    EmoteMsg,
     LeaveMsg,
     LegalMsg,
     LobbyMsg,
@@ -292,6 +293,8 @@ class Connection:
         elif isinstance(msg, LeaveMsg):
             v = await self.svc.abandon(msg.table, self.user_id)
             await self._write({"type": "left", "table": msg.table, "v": v})
+        elif isinstance(msg, EmoteMsg):
+            await emotes.send(self, msg)
 
     async def _lobby(self, on: bool) -> None:
         if not on:

@@ -98,6 +98,8 @@ class TableService:
         # this process's sockets per (table, seated user), as counted in Redis
         self.local_conns: dict[tuple[str, int], int] = {}
         self.cache = TableCache()
+        # Timer kinds of other modules (kind -> handler(table_id, arg)): rematch.install.
+        self.timer_handlers: dict[str, Callable[[str, str], Awaitable[None]]] = {}
 
     # ---------------------------------------------------------------- loading
 
@@ -320,6 +322,8 @@ class TableService:
                 await self.fill_with_bots(table_id, None)
             elif kind == "starting":
                 await self._recover_start(table_id)
+            elif kind in self.timer_handlers:
+                await self.timer_handlers[kind](table_id, arg)
         except AppError as exc:
             if exc.status != 404:
                 log.info("timer %s: %s", member, exc.code)
