@@ -304,7 +304,8 @@ class Connection:
         await self.hub.add(LOBBY_CHANNEL, self.deliver)
         await self.hub.add(LOBBY_CHAT, self.deliver)
         tables = await lobby.list_tables(self.svc, {})
-        await self._write({"type": "lobby", "tables": tables})
+        playing = await lobby.list_playing(self.svc, {})
+        await self._write({"type": "lobby", "tables": tables, "playing": playing})
 
     async def _watch(self, table_id: str, last_v: int | None) -> None:
         _, meta, _ = await self.svc.load(table_id)

@@ -190,6 +190,12 @@ class TableService:
             message = {"type": "lobby_table", "table": meta.summary()} if listed else \
                 {"type": "lobby_remove", "table": meta.id}
             await self.redis.publish(LOBBY_CHANNEL, orjson.dumps(message))
+            # The "in play" list, live: a game to watch appears when it starts and goes
+            # when it ends (waiting tables change nothing there).
+            if meta.status != "waiting":
+                playing = {"type": "lobby_playing", "table": meta.summary()} if watchable \
+                    else {"type": "lobby_playing_remove", "table": meta.id}
+                await self.redis.publish(LOBBY_CHANNEL, orjson.dumps(playing))
 
     async def notify_user(self, user_id: int, message: dict[str, Any]) -> None:
         await self.redis.publish(user_channel(user_id), orjson.dumps(message))

@@ -122,3 +122,10 @@ def test_polish_few_and_portuguese_zero() -> None:
         ["6000", "6,000", "6.000", "6.000", "6000"]
     assert i18n.render("table.challenge", "en", {"name": "Ana"}) == "Ana's challenge"
     assert i18n.render("note.level_up", "it", {"level": 2}) == "Hai raggiunto il livello 2!"
+
+
+async def test_the_online_list_counts_the_one_asking(app: FastAPI, make_client: Clients) -> None:
+    (a,) = await new_users(app.state.sessionmaker, 1)
+    ca = await client_for(app, make_client, a)  # no socket yet: not in presence:online
+    online = (await ca.get("/api/players/online")).json()
+    assert [(p["user_id"], p["online"]) for p in online] == [(a, True)]

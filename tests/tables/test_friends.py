@@ -283,3 +283,27 @@ async def test_rematch_refused_before_the_end(friends_server: Server) -> None:
         assert r.status_code == 409 and r.json()["error"]["code"] == "game_not_finished"
     finally:
         await close([a, b], friends_server)
+
+
+# ---------------------------------------------------------------- the lobby, live
+
+
+async def test_games_in_play_are_pushed_to_the_lobby_live(friends_server: Server) -> None:
+    a, b, lobby = await people(friends_server, 3)
+    try:
+        mark = await lobby.send({"type": "lobby"})
+        first = await lobby.wait_frame(lambda f: f["type"] == "lobby", since=mark)
+        assert isinstance(first["playing"], list)
+        tid = await seated_table(a, b)
+        shown = await lobby.wait_frame(lambda f: f["type"] == "lobby_playing"
+                                       and f["table"]["id"] == tid, since=mark)
+        assert shown["table"]["status"] == "playing"
+        assert [s["user_id"] for s in shown["table"]["seats"]] == [a.id, b.id]
+        for p in (a, b):
+            assert (await p.http.post(f"/api/tables/{tid}/leave")).status_code == 200
+        await lobby.wait_frame(lambda f: f["type"] == "lobby_playing_remove"
+                               and f["table"] == tid, since=mark, timeout=30)
+        online = (await lobby.http.get("/api/players/online")).json()
+        assert lobby.id in {p["user_id"] for p in online}
+    finally:
+        await close([a, b, lobby], friends_server)
