@@ -307,3 +307,52 @@ async def test_games_in_play_are_pushed_to_the_lobby_live(friends_server: Server
         assert lobby.id in {p["user_id"] for p in online}
     finally:
         await close([a, b, lobby], friends_server)
+
+
+async def test_gift_from_the_seat_of_an_opponent_who_is_not_a_friend(
+    friends_server: Server,
+) -> None:
+    a, b = await people(friends_server, 2)
+    try:
+        assert (await b.http.put("/api/me/language", json={"language": "it"})).status_code \
+            == 200
+        tid = await seated_table(a, b)
+        opponent = a.tables[tid].meta["seats"][1]["user_id"]  # the seat's menu: "Regalar"
+        assert opponent == b.id
+        mark = len(b.frames)
+        r = await a.http.post("/api/gifts", json={"to_user_id": opponent, "sku": "emote_risa"})
+        assert r.status_code == 201, r.text
+        pushed = await b.wait_frame(lambda f: f["type"] == "notification"
+                                    and f["kind"] == "gift", since=mark)
+        assert pushed["text"] == f"{a.me['username']} ti ha mandato un regalo"
+        gift_id = pushed["payload"]["gift_id"]
+        assert (await b.http.post(f"/api/gifts/{gift_id}/accept")).status_code == 200
+        things = (await b.http.get("/api/me/things")).json()
+        assert "emote_risa" in {i["sku"] for i in things["items"]}
+        mark = len(a.frames)
+        await b.send({"type": "emote", "table": tid, "emote": "emote_risa"})  # now owned
+        seen = await a.wait_frame(lambda f: f["type"] == "emote", since=mark)
+        assert seen["user_id"] == b.id
+    finally:
+        await close([a, b], friends_server)
+
+
+async def test_rematch_fails_cleanly_when_a_stake_cannot_be_held(
+    friends_server: Server,
+) -> None:
+    a, b = await people(friends_server, 2)
+    try:
+        tid = await finished_table(a, b)
+        # b spends what the new stake would need: the rematch cannot hold it.
+        for sku in ("avatar_gafas", "felt_verde"):  # 43,000 - 40,000 < 7,000
+            assert (await b.http.post("/api/shop/buy", json={"sku": sku})).status_code == 200
+        coins_a = (await a.http.get("/api/wallet")).json()["coins"]
+        assert (await a.http.post(f"/api/tables/{tid}/rematch")).status_code == 200
+        r = await b.http.post(f"/api/tables/{tid}/rematch")
+        assert r.status_code == 200 and r.json()["state"] == "failed", r.text
+        assert r.json()["code"] == "insufficient_funds" and r.json()["new_table"] is None
+        assert (await a.http.get("/api/wallet")).json()["coins"] == coins_a  # hold released
+        again = await a.http.post(f"/api/tables/{tid}/rematch")
+        assert again.json()["error"]["code"] == "rematch_closed"
+    finally:
+        await close([a, b], friends_server)
