@@ -15,6 +15,7 @@ Every change is pushed to each player's user channel as a ``rematch`` message.
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 import time
 from typing import Any
@@ -189,12 +190,12 @@ async def _start(svc: TableService, table_id: str, old: TableMeta,
     """Every person said yes (this caller's script moved the offer to "starting")."""
     meta = _next_meta(old)
     try:
-        await _hold(svc, meta)
+        await _open(svc, meta)
     except AppError as exc:
-        await svc.redis.hset(offer_key(table_id), mapping={"state": "failed", "code": exc.code})
-        await svc.store.cancel_timer(_timer(table_id))
-        return await _push(svc, table_id, old, by)
-    await svc.create(meta)
+        return await _failed(svc, table_id, old, by, exc.code)
+    except Exception:
+        await _failed(svc, table_id, old, by, "internal_error")
+        raise
     await svc.redis.hset(offer_key(table_id), mapping={"state": "started", "new_table": meta.id})
     await svc.store.cancel_timer(_timer(table_id))
     view = await _push(svc, table_id, old, by)
@@ -202,21 +203,33 @@ async def _start(svc: TableService, table_id: str, old: TableMeta,
     return view
 
 
-async def _hold(svc: TableService, meta: TableMeta) -> None:
-    """As creating and sitting would: the special table's credit, then every stake's
-    hold; on a refusal, everything taken so far goes back."""
+async def _failed(svc: TableService, table_id: str, old: TableMeta, by: dict[str, Any],
+                  code: str) -> dict[str, Any]:
+    await svc.redis.hset(offer_key(table_id), mapping={"state": "failed", "code": code})
+    await svc.store.cancel_timer(_timer(table_id))
+    return await _push(svc, table_id, old, by)
+
+
+async def _open(svc: TableService, meta: TableMeta) -> None:
+    """As creating and sitting would: the special table's credit, every stake's hold,
+    then the table. On any failure, everything taken so far goes back."""
     held: list[int] = []
-    if meta.special:
-        await svc.hooks.charge_special_table(meta.host, meta.id)
+    charged = False
     try:
+        if meta.special:
+            await svc.hooks.charge_special_table(meta.host, meta.id)
+            charged = True
         for user_id in sorted(set(meta.humans())):
             await svc.hooks.reserve_seat(user_id, meta.id, meta.bet)
             held.append(user_id)
-    except AppError:
+        await svc.create(meta)
+    except Exception:
         for user_id in held:
-            await svc.hooks.release_seat(user_id, meta.id)
-        if meta.special:
-            await svc.hooks.refund_special_table(meta.host, meta.id)
+            with contextlib.suppress(Exception):
+                await svc.hooks.release_seat(user_id, meta.id)
+        if charged:
+            with contextlib.suppress(Exception):
+                await svc.hooks.refund_special_table(meta.host, meta.id)
         raise
 
 

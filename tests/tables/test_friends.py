@@ -356,3 +356,44 @@ async def test_rematch_fails_cleanly_when_a_stake_cannot_be_held(
         assert again.json()["error"]["code"] == "rematch_closed"
     finally:
         await close([a, b], friends_server)
+
+
+async def test_rematch_of_a_private_table_charges_its_credit_again(
+    servers: list[Server],
+) -> None:
+    """On the shared servers (special tables open at level 1 there), across two
+    processes: a private table's rematch is a new special table, its credit paid again."""
+    tag = secrets.token_hex(3)
+    a = await Player.registered(servers[0].base, f"rp_a_{tag}")
+    b = await Player.registered(servers[1].base, f"rp_b_{tag}")
+    try:
+        await a.connect(servers[0].ws_url)
+        await b.connect(servers[1].ws_url)
+        table = await create_table(a, private=True, rules=SHORT_2P)
+        tid = table["id"]
+        r = await a.http.post(f"/api/tables/{tid}/invite", json={"usernames": [b.me["username"]]})
+        assert r.status_code == 200, r.text
+        await a.watch(tid)
+        await b.watch(tid)
+        await sit(b, tid, 1)
+        for p in (a, b):
+            await p.until(lambda p=p: p.tables[tid].status == "playing")
+            assert (await p.http.post(f"/api/tables/{tid}/leave")).status_code == 200
+        for p in (a, b):
+            await p.until(lambda p=p: p.tables[tid].status == "finished", timeout=30)
+        assert (await a.http.get("/api/wallet")).json()["credits"] == 4
+        mark = len(a.frames)
+        assert (await b.http.post(f"/api/tables/{tid}/rematch")).status_code == 200
+        r = await a.http.post(f"/api/tables/{tid}/rematch")
+        assert r.status_code == 200 and r.json()["state"] == "started", r.text
+        new = r.json()["new_table"]
+        snap = await b.watch(new)
+        assert snap["meta"]["private"] is True and snap["meta"]["special"] is True
+        assert snap["meta"]["host"] == a.id and b.id in snap["meta"]["invited"]
+        await a.until(lambda: any(f["type"] == "wallet" and f["credits"] == 3
+                                  for f in a.frames[mark:]))
+    finally:
+        await a.aclose()
+        await b.aclose()
+    for s in servers:
+        no_crash(s)
