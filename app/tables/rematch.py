@@ -16,11 +16,11 @@ Every change is pushed to each player's user channel as a ``rematch`` message.
 from __future__ import annotations
 
 import contextlib
-import secrets
 import time
 from typing import Any
 
 from app.core.errors import AppError
+from app.tables.lobby import _new_id as new_table_id
 from app.tables.meta import TableMeta
 from app.tables.service import TableService
 
@@ -174,7 +174,7 @@ async def expire(svc: TableService, table_id: str, arg: str) -> None:
 def _next_meta(old: TableMeta) -> TableMeta:
     """The new table: the finished one's settings and seats, a fresh game."""
     meta = old.model_copy(deep=True)
-    meta.id = secrets.token_urlsafe(9).replace("-", "x").replace("_", "y")
+    meta.id = new_table_id()
     meta.status, meta.game_id, meta.hands = "waiting", None, []
     meta.created_at, meta.started_at, meta.turn_deadline = time.time(), None, None
     meta.bots_after, meta.close_reason, meta.rematch_of = None, None, old.id
