@@ -9,7 +9,7 @@ from starlette.requests import HTTPConnection
 
 from app.api.deps import CurrentUser, DbDep
 from app.core.errors import ERROR_RESPONSES
-from app.tables import rematch
+from app.tables import invites, rematch
 from app.tables.options import create_options
 from app.tables.routes import TablesDep, TablesRoute, display_name
 
@@ -40,3 +40,11 @@ async def rematch_accept(table_id: TableId, user: CurrentUser, svc: TablesDep) -
 async def rematch_decline(table_id: TableId, user: CurrentUser, svc: TablesDep
                           ) -> dict[str, Any]:
     return await rematch.decline(svc, table_id, user.id, display_name(user))
+
+
+@router.post("/tables/{table_id}/invitation/decline")
+async def decline_invitation(table_id: TableId, user: CurrentUser, svc: TablesDep
+                             ) -> dict[str, Any]:
+    """The invitation toast's "Rechazar": the host gets ``invitation_declined``."""
+    await invites.decline(svc, table_id, user.id, display_name(user))
+    return {"table": table_id, "declined": True}

@@ -397,3 +397,26 @@ async def test_rematch_of_a_private_table_charges_its_credit_again(
         await b.aclose()
     for s in servers:
         no_crash(s)
+
+
+async def test_an_invitation_declined_from_its_toast(friends_server: Server) -> None:
+    a, b, c = await people(friends_server, 3)
+    try:
+        tid = (await create_table(a, name="a ver"))["id"]
+        mark = len(b.frames)
+        r = await a.http.post(f"/api/tables/{tid}/invite", json={"usernames": [b.me["username"]]})
+        assert r.status_code == 200, r.text
+        invitation = await b.wait_frame(lambda f: f["type"] == "invitation", since=mark)
+        assert invitation["table"]["id"] == tid and invitation["from"]["id"] == a.id
+        mark = len(a.frames)
+        r = await b.http.post(f"/api/tables/{tid}/invitation/decline")
+        assert r.status_code == 200 and r.json()["declined"] is True, r.text
+        told = await a.wait_frame(lambda f: f["type"] == "invitation_declined", since=mark)
+        assert told["table"] == tid and told["by"]["id"] == b.id
+        assert b.id not in (await a.http.get(f"/api/tables/{tid}")).json()["invited"]
+        again = await b.http.post(f"/api/tables/{tid}/invitation/decline")
+        assert again.status_code == 403 and again.json()["error"]["code"] == "not_invited"
+        never = await c.http.post(f"/api/tables/{tid}/invitation/decline")
+        assert never.status_code == 403
+    finally:
+        await close([a, b, c], friends_server)
