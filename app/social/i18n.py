@@ -9,6 +9,7 @@ Polish groups with a no-break space). Pure: no I/O, so tables, social and econom
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 
@@ -188,6 +189,13 @@ def notification_text(kind: str, payload: Mapping[str, object], lang: str) -> st
     return render(key, lang, payload, count)
 
 
-def all_languages(key: str, args: Mapping[str, object] | None = None) -> dict[str, str]:
-    """The message in every language: for bytes shared by readers of all of them."""
-    return {lang: render(key, lang, args) for lang in LANGUAGES}
+def all_languages(key: str, args: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The message in every language: for bytes shared by readers of all of them (every
+    lobby line of a quick-play table carries these; cached, as they repeat)."""
+    return dict(_all_cached(key, tuple(sorted((args or {}).items()))))
+
+
+@functools.lru_cache(maxsize=4096)
+def _all_cached(key: str, items: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
+    args = dict(items)
+    return tuple((lang, render(key, lang, args)) for lang in LANGUAGES)
