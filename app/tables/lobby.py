@@ -73,13 +73,16 @@ def build_meta(host: int, host_name: str, body: CreateTableIn, kind: str = "tabl
     seats: list[Seat | None] = [None] * body.players
     seats[body.seat] = person_seat(host, host_name, equipped)
     special = body.private or body.turbo or body.players == 4
+    # A challenge is an ordinary table reserved for the friend (its privacy is free and
+    # open to every level); asking for turbo makes it special like any turbo table.
+    special = special if kind == "table" else kind == "challenge" and body.turbo
     name, name_key, name_args = _server_name(host_name, body, kind)
     return TableMeta(
         id=_new_id(), name=name, name_key=name_key, name_args=name_args,
         felt=(equipped or {}).get("felt"), host=host, kind=kind,  # type: ignore[arg-type]
         preset=body.preset, overrides=overrides, rules=rules.to_dict(), players=body.players,
         bet=body.bet, private=body.private, turbo=body.turbo,
-        special=special and kind == "table", target_score=rules.target_score, seats=seats,
+        special=special, target_score=rules.target_score, seats=seats,
         created_at=time.time(),
     )
 

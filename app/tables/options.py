@@ -37,5 +37,6 @@ async def create_options(db: AsyncSession, settings: Settings, user_id: int) -> 
     return {
         "level": level, "xp": xp, "next_level_xp": xp_needed(level + 1), "credits": credits,
         "options": {name: dict(special) for name in SPECIAL},
-        "challenge": {"locked": False, "missing": [], "needs": {"level": 1, "credits": 0}},
+        "challenge": {"locked": False, "missing": [], "needs": {"level": 1, "credits": 0},
+                      "turbo": dict(special)},
     }

@@ -195,6 +195,8 @@ async def decline_challenge(table_id: str, user: CurrentUser, svc: TablesDep) ->
 
     await svc.mutate(table_id, decide)
     await svc.hooks.release_seat(meta.host, table_id)
+    if meta.special:  # a turbo challenge held the host's credit
+        await svc.hooks.refund_special_table(meta.host, table_id)
     await svc.store.expire(table_id, 600)
     await svc.notify_user(meta.host, {"type": "challenge_declined", "table": table_id,
                                       "by": {"id": user.id, "name": display_name(user)}})

@@ -70,6 +70,10 @@ async def test_level_one_player_challenges_a_friend_and_plays(friends_server: Se
         assert refused.status_code == 403
         assert refused.json()["error"]["code"] == "level_too_low"
         assert options["challenge"]["locked"] is False
+        assert options["challenge"]["turbo"]["locked"] is True  # turbo is special anywhere
+        turbo = await a.http.post("/api/challenges", json={"username": b.me["username"],
+                                                           "turbo": True})
+        assert turbo.status_code == 403 and turbo.json()["error"]["code"] == "level_too_low"
         mark = len(b.frames)
         r = await a.http.post("/api/challenges", json={"username": b.me["username"]})
         assert r.status_code == 201, r.text
@@ -420,3 +424,24 @@ async def test_an_invitation_declined_from_its_toast(friends_server: Server) -> 
         assert never.status_code == 403
     finally:
         await close([a, b, c], friends_server)
+
+
+async def test_a_declined_turbo_challenge_gives_its_credit_back(servers: list[Server]) -> None:
+    """Turbo makes a challenge special (1 credit, held until the game starts): declining
+    it gives the credit back. On the shared servers, where level 1 may open special
+    tables."""
+    tag = secrets.token_hex(3)
+    a = await Player.registered(servers[0].base, f"tc_a_{tag}")
+    b = await Player.registered(servers[1].base, f"tc_b_{tag}")
+    try:
+        r = await a.http.post("/api/challenges", json={"username": b.me["username"],
+                                                       "turbo": True})
+        assert r.status_code == 201 and r.json()["special"] is True, r.text
+        assert (await a.http.get("/api/wallet")).json()["credits"] == 4
+        r = await b.http.post(f"/api/challenges/{r.json()['id']}/decline")
+        assert r.status_code == 200, r.text
+        wallet = (await a.http.get("/api/wallet")).json()
+        assert (wallet["credits"], wallet["coins"]) == (5, 50_000)
+    finally:
+        await a.aclose()
+        await b.aclose()
