@@ -77,6 +77,7 @@ class ProfileOut(BaseModel):
     relation: Relation
     blocked: bool
     can_challenge: bool
+    can_gift: bool  # "Regalar": any other player not blocked either way (seed 000)
 
 
 class NotificationOut(BaseModel):

@@ -129,3 +129,15 @@ async def test_the_online_list_counts_the_one_asking(app: FastAPI, make_client: 
     ca = await client_for(app, make_client, a)  # no socket yet: not in presence:online
     online = (await ca.get("/api/players/online")).json()
     assert [(p["user_id"], p["online"]) for p in online] == [(a, True)]
+
+
+async def test_profiles_offer_a_gift_to_anyone_not_blocked(
+    app: FastAPI, make_client: Clients
+) -> None:
+    a, stranger, blocker = await new_users(app.state.sessionmaker, 3)
+    ca = await client_for(app, make_client, a)
+    cblocker = await client_for(app, make_client, blocker)
+    assert (await cblocker.post("/api/blocks", json={"user_id": a})).status_code == 204
+    seen = {u: (await ca.get(f"/api/profiles/{u}")).json() for u in (a, stranger, blocker)}
+    assert [seen[u]["can_gift"] for u in (a, stranger, blocker)] == [False, True, False]
+    assert seen[stranger]["relation"] == "none"
