@@ -143,7 +143,7 @@ async def quickplay(
     body: QuickplayIn, user: CurrentUser, svc: TablesDep, db: DbDep, lang: LangDep
 ) -> dict[str, Any]:
     meta = await lobby.quickplay(svc, user.id, display_name(user), body.preset, body.players,
-                                 body.bots_after_seconds, await equipped(db, user.id))
+                                 body.bots_after_seconds, equipped=await equipped(db, user.id))
     return localized(meta.public(), lang)
 
 
