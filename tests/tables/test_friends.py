@@ -445,3 +445,20 @@ async def test_a_declined_turbo_challenge_gives_its_credit_back(servers: list[Se
     finally:
         await a.aclose()
         await b.aclose()
+
+
+async def test_rematch_offered_by_both_at_once_opens_one_table(friends_server: Server) -> None:
+    a, b = await people(friends_server, 2)
+    try:
+        tid = await finished_table(a, b)
+        answers = await asyncio.gather(*(p.http.post(f"/api/tables/{tid}/rematch")
+                                         for _ in range(10) for p in (a, b)))
+        assert all(r.status_code == 200 for r in answers), [r.text for r in answers]
+        final = (await a.http.get(f"/api/tables/{tid}/rematch")).json()
+        assert final["state"] == "started" and final["accepted"] == [0, 1]
+        news = {r.json()["new_table"] for r in answers} - {None}
+        assert news == {final["new_table"]}
+        coins = (await a.http.get("/api/wallet")).json()["coins"]
+        assert coins == 50_000 - 2 * 7_000  # the first game's stake, and one new one
+    finally:
+        await close([a, b], friends_server)
