@@ -49,14 +49,15 @@ return {'open', 0, created, deadline}
 """
 
 # KEYS: hash. ARGV: from state, to state, field, value, now (0: no deadline check).
-# Moves the state only from ``from``; returns the state after.
+# Moves the state only from ``from`` (and, with ``now``, only once the deadline passed);
+# returns 1 when this call moved it, else 0.
 _MOVE_LUA = """
 local state = redis.call('HGET', KEYS[1], 'state')
-if state ~= ARGV[1] then return state end
+if state ~= ARGV[1] then return 0 end
 local now = tonumber(ARGV[5])
-if now > 0 and now < tonumber(redis.call('HGET', KEYS[1], 'deadline')) then return state end
+if now > 0 and now < tonumber(redis.call('HGET', KEYS[1], 'deadline')) then return 0 end
 redis.call('HSET', KEYS[1], 'state', ARGV[2], ARGV[3], ARGV[4])
-return ARGV[2]
+return 1
 """
 
 
@@ -148,9 +149,9 @@ async def accept(svc: TableService, table_id: str, user_id: int, name: str) -> d
 async def decline(svc: TableService, table_id: str, user_id: int, name: str) -> dict[str, Any]:
     _, meta, _ = await svc.load(table_id)
     _seated_person(meta, user_id)
-    moved = _text(await svc.redis.eval(_MOVE_LUA, 1, offer_key(table_id), "open", "declined",
-                                       "by", str(user_id), "0"))
-    if moved != "declined":
+    moved = await svc.redis.eval(_MOVE_LUA, 1, offer_key(table_id), "open", "declined",
+                                 "by", str(user_id), "0")
+    if not moved:
         return await _view(svc, table_id, meta)  # nothing open: declining changes nothing
     await svc.store.cancel_timer(_timer(table_id))
     return await _push(svc, table_id, meta, {"id": user_id, "name": name})
@@ -158,17 +159,17 @@ async def decline(svc: TableService, table_id: str, user_id: int, name: str) -> 
 
 async def expire(svc: TableService, table_id: str, arg: str) -> None:
     """The offer's timer: still open at its deadline, it expires."""
-    moved = _text(await svc.redis.eval(_MOVE_LUA, 1, offer_key(table_id), "open", "expired",
-                                       "at", repr(time.time()), repr(time.time())))
-    if moved == "open":  # fired early (another process's clock): look again later
-        raw = await svc.redis.hget(offer_key(table_id), "deadline")
-        if raw is not None:
-            await svc.store.add_timer(_timer(table_id), float(_text(raw)))
-        return
-    if moved == "expired":
+    now = repr(time.time())
+    if await svc.redis.eval(_MOVE_LUA, 1, offer_key(table_id), "open", "expired", "at", now,
+                            now):
         raw_meta = await svc.redis.hget(offer_key(table_id), "meta")
         if raw_meta is not None:
             await _push(svc, table_id, TableMeta.model_validate_json(raw_meta), None)
+        return
+    fields = await svc.redis.hmget(offer_key(table_id), ["state", "deadline"])
+    if fields[0] is not None and _text(fields[0]) == "open":
+        # Fired before the deadline (another process's clock runs ahead): again later.
+        await svc.store.add_timer(_timer(table_id), float(_text(fields[1])))
 
 
 def _next_meta(old: TableMeta) -> TableMeta:
