@@ -18,6 +18,7 @@ import pytest
 
 from tests.tables.conftest import LONG, _fresh, no_crash, tables_redis_url
 from tests.tables.harness import Player, Server, create_table, sit, start_servers
+from tests.tables.test_lobby import registered_pair
 
 SHORT_2P = {"hand_size": 20, "muerto_size": 11, "stock_end": 20}
 REMATCH_SECONDS = 2
@@ -367,12 +368,8 @@ async def test_rematch_of_a_private_table_charges_its_credit_again(
 ) -> None:
     """On the shared servers (special tables open at level 1 there), across two
     processes: a private table's rematch is a new special table, its credit paid again."""
-    tag = secrets.token_hex(3)
-    a = await Player.registered(servers[0].base, f"rp_a_{tag}")
-    b = await Player.registered(servers[1].base, f"rp_b_{tag}")
+    a, b = await registered_pair(servers)
     try:
-        await a.connect(servers[0].ws_url)
-        await b.connect(servers[1].ws_url)
         table = await create_table(a, private=True, rules=SHORT_2P)
         tid = table["id"]
         r = await a.http.post(f"/api/tables/{tid}/invite", json={"usernames": [b.me["username"]]})
@@ -430,9 +427,7 @@ async def test_a_declined_turbo_challenge_gives_its_credit_back(servers: list[Se
     """Turbo makes a challenge special (1 credit, held until the game starts): declining
     it gives the credit back. On the shared servers, where level 1 may open special
     tables."""
-    tag = secrets.token_hex(3)
-    a = await Player.registered(servers[0].base, f"tc_a_{tag}")
-    b = await Player.registered(servers[1].base, f"tc_b_{tag}")
+    a, b = await registered_pair(servers)
     try:
         r = await a.http.post("/api/challenges", json={"username": b.me["username"],
                                                        "turbo": True})
