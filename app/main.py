@@ -31,7 +31,10 @@ from app.economy.notify import Notifier
 from app.economy.reconciler import Reconciler
 from app.social import routes as social_routes
 from app.social import routes_inbox as social_inbox_routes
+from app.social import routes_prefs as social_prefs_routes
+from app.tables import rematch
 from app.tables import routes as tables_routes
+from app.tables import routes_play as tables_play_routes
 from app.tables.archive import GameArchive
 from app.tables.fanout import Hub
 from app.tables.hooks import FreeTables, TableHooks
@@ -96,6 +99,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             redis, settings, hooks=hooks, archive=GameArchive(app.state.sessionmaker),
             bot_delay=settings.bot_delay_seconds,
         )
+        rematch.install(tables)
         hub = Hub(redis, tables)
         timers = TimerLoop(tables)
         app.state.tables, app.state.hub, app.state.timers = tables, hub, timers
@@ -144,10 +148,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(metrics_routes.router)
     app.include_router(users_routes.router)
     app.include_router(tables_routes.router)
+    app.include_router(tables_play_routes.router)
     app.include_router(ws.router)
     app.include_router(economy_routes.router)
     app.include_router(social_routes.router)
     app.include_router(social_inbox_routes.router)
+    app.include_router(social_prefs_routes.router)
     _mount_frontend(app, settings)
     return app
 

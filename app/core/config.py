@@ -97,6 +97,11 @@ class Settings(BaseSettings):
     # A server process that has not renewed its heartbeat for this long is taken for
     # dead: another process drops the sockets it counted, so its players' grace clocks run.
     process_dead_after_seconds: float = Field(default=10, ge=1, le=300)
+    # A rematch offer at the end of a game waits this long for every player's yes.
+    rematch_seconds: int = Field(default=30, ge=1, le=600)
+    # Emotes at a table: at most this many per player per window.
+    emote_limit: int = Field(default=3, ge=1)
+    emote_window_seconds: int = Field(default=5, ge=1)
 
     # Economy.
     starting_coins: int = Field(default=50_000, ge=0)

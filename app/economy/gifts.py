@@ -1,4 +1,5 @@
-"""Gifts between friends: an item or a pack of coins/credits, paid by the sender.
+"""Gifts to any player not blocked either way: an item or a pack of coins/credits,
+paid by the sender.
 
 The sender's payment waits in the gift's own escrow account until the recipient
 answers from the notifications centre:
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import and_, select
+from sqlalchemy import and_, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.core.config import Settings
@@ -25,7 +26,7 @@ from app.economy.errors import MAX_AMOUNT, check_amount
 from app.economy.models import Gift, ShopItem
 from app.economy.notify import Outbox
 from app.social import notifications
-from app.social.models import Friendship
+from app.social.models import Block
 from app.users.models import User
 
 MAX_CREDITS_GIFT = 10_000
@@ -64,18 +65,19 @@ async def send(
 async def _recipient(db: AsyncSession, sender: User, to_id: int) -> User:
     if to_id == sender.id:
         raise AppError("cannot_gift_self", "You cannot send a gift to yourself.", 400)
-    # The recipient and the friendship in one round trip.
+    # Any player may be gifted (seed 000: from a profile or a seat at the table), except
+    # across a block either way. The recipient and the block in one round trip.
     stmt = (
-        select(User, Friendship.user_id)
-        .outerjoin(Friendship, and_(Friendship.user_id == sender.id,
-                                    Friendship.friend_id == User.id))
+        select(User, Block.blocker_id)
+        .outerjoin(Block, or_(and_(Block.blocker_id == sender.id, Block.blocked_id == User.id),
+                              and_(Block.blocker_id == User.id, Block.blocked_id == sender.id)))
         .where(User.id == to_id)
     )
     row = (await db.execute(stmt)).first() if 0 < to_id < 2**62 else None
     if row is None:
         raise AppError("user_not_found", "No such player.", 404)
-    if row[1] is None:
-        raise AppError("not_friends", "You can only send gifts to your friends.", 403)
+    if row[1] is not None:
+        raise AppError("blocked", "You cannot send a gift to this player.", 403)
     recipient: User = row[0]
     return recipient
 
@@ -87,7 +89,7 @@ async def _priced(
     if order.sku is not None:
         found = await shop.item(db, order.sku)
         if found.kind not in shop.PACKS and await shop.owns(db, recipient_id, found.sku):
-            raise AppError("already_owned", "Your friend already owns this item.", 409)
+            raise AppError("already_owned", "That player already owns this item.", 409)
         return found.sku, found.currency, found.price, _gives(found)
     if order.currency not in ledger.CURRENCIES or order.amount is None:
         raise AppError("invalid_gift", "Choose an item, or a currency and an amount.", 400)

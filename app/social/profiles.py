@@ -36,6 +36,7 @@ async def profile(db: AsyncSession, redis: Redis, me: User, user_id: int) -> Pro
         recent_games=await _recent(db, user.id, me.id),
         online=online, relation=relation, blocked=blocked,
         can_challenge=online and not blocked and me.id != user.id,
+        can_gift=not blocked and me.id != user.id,
     )
 
 

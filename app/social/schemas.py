@@ -79,12 +79,14 @@ class ProfileOut(BaseModel):
     relation: Relation
     blocked: bool
     can_challenge: bool
+    can_gift: bool  # "Regalar": any other player not blocked either way (seed 000)
 
 
 class NotificationOut(BaseModel):
     id: int
     kind: str
     payload: dict[str, Any]
+    text: str  # in the reader's language
     created_at: datetime
     read: bool
 
@@ -109,3 +111,14 @@ class ChatOut(BaseModel):
     nickname: str
     text: str
     at: datetime
+
+
+class LanguageIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    language: str = Field(min_length=2, max_length=8)
+
+
+class LanguageOut(BaseModel):
+    language: str
+    languages: list[str]

@@ -17,7 +17,7 @@ from app.core.errors import AppError
 from app.core.logging import WsSession
 from app.rules.legal import legal_commands
 from app.rules.serialize import command_from_dict, command_to_dict
-from app.tables import lobby, sockets
+from app.tables import emotes, lobby, sockets
 from app.tables.fanout import Hub, TableWatch, shared_frames, snapshot_frame
 from app.tables.protocol import (
     CLIENT_MESSAGE,
@@ -25,6 +25,7 @@ from app.tables.protocol import (
     RATE_PER_SECOND,
     REDIS_UNAVAILABLE,
     CommandMsg,
+    EmoteMsg,
     LeaveMsg,
     LegalMsg,
     LobbyMsg,
@@ -351,6 +352,8 @@ class Connection:
         elif isinstance(msg, LeaveMsg):
             v = await self.svc.abandon(msg.table, self.user_id)
             await self._write({"type": "left", "table": msg.table, "v": v})
+        elif isinstance(msg, EmoteMsg):
+            await emotes.send(self, msg)
 
     async def _lobby(self, on: bool) -> None:
         if not on:
@@ -360,7 +363,8 @@ class Connection:
         await self.hub.add(LOBBY_CHANNEL, self.deliver)
         await self.hub.add(LOBBY_CHAT, self.deliver)
         tables = await lobby.list_tables(self.svc, {})
-        await self._write({"type": "lobby", "tables": tables})
+        playing = await lobby.list_playing(self.svc, {})
+        await self._write({"type": "lobby", "tables": tables, "playing": playing})
 
     async def _watch(self, table_id: str, last_v: int | None) -> None:
         _, meta, _ = await self.svc.load(table_id)

@@ -102,8 +102,16 @@ class LeaveMsg(_Msg):
     table: TableRef
 
 
+class EmoteMsg(_Msg):
+    """An emote at a table the sender sits at or watches (app/tables/emotes.py)."""
+
+    type: Literal["emote"]
+    table: TableRef
+    emote: str = Field(min_length=1, max_length=32, pattern=r"^[a-z0-9_]+$")
+
+
 ClientMessage = Annotated[
-    Ping | LobbyMsg | Watch | Unwatch | CommandMsg | LegalMsg | LeaveMsg,
+    Ping | LobbyMsg | Watch | Unwatch | CommandMsg | LegalMsg | LeaveMsg | EmoteMsg,
     Field(discriminator="type"),
 ]
 CLIENT_MESSAGE = TypeAdapter(ClientMessage)

@@ -100,6 +100,8 @@ class TableService:
         self.local_conns: dict[tuple[str, int], int] = {}
         self.cache = TableCache()
         self.bots = BotPlayer(settings)
+        # Timer kinds of other modules (kind -> handler(table_id, arg)): rematch.install.
+        self.timer_handlers: dict[str, Callable[[str, str], Awaitable[None]]] = {}
 
     # ---------------------------------------------------------------- loading
 
@@ -192,6 +194,12 @@ class TableService:
             message = {"type": "lobby_table", "table": meta.summary()} if listed else \
                 {"type": "lobby_remove", "table": meta.id}
             await self.redis.publish(LOBBY_CHANNEL, orjson.dumps(message))
+            # The "in play" list, live: a game to watch appears when it starts and goes
+            # when it ends (waiting tables change nothing there).
+            if meta.status != "waiting":
+                playing = {"type": "lobby_playing", "table": meta.summary()} if watchable \
+                    else {"type": "lobby_playing_remove", "table": meta.id}
+                await self.redis.publish(LOBBY_CHANNEL, orjson.dumps(playing))
 
     async def notify_user(self, user_id: int, message: dict[str, Any]) -> None:
         await self.redis.publish(user_channel(user_id), orjson.dumps(message))
@@ -327,6 +335,8 @@ class TableService:
                 await self.fill_with_bots(table_id, None, strength)
             elif kind == "starting":
                 await self._recover_start(table_id)
+            elif kind in self.timer_handlers:
+                await self.timer_handlers[kind](table_id, arg)
         except AppError as exc:
             if exc.status != 404:
                 log.info("timer %s: %s", member, exc.code)

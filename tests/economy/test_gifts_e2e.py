@@ -167,16 +167,30 @@ async def test_bad_gifts_move_nothing(
     assert await coins(app.state.sessionmaker, a) == 50_000
 
 
-async def test_gifts_only_to_friends_and_not_to_yourself(
+async def test_gifts_to_anyone_but_yourself_and_across_a_block(
     app: FastAPI, make_client: Callable[[], httpx.AsyncClient]
 ) -> None:
-    a, stranger = await new_users(app.state.sessionmaker, 2)
+    """Seed 000: a gift goes to any player (from a profile or a seat), not only friends;
+    a block either way refuses it and moves nothing."""
+    a, stranger, blocker = await new_users(app.state.sessionmaker, 3)
     ca = await client_for(app, make_client, a)
-    for to, code in [(a, "cannot_gift_self"), (stranger, "not_friends"),
+    cblocker = await client_for(app, make_client, blocker)
+    assert (await cblocker.post("/api/blocks", json={"user_id": a})).status_code == 204
+    for to, code in [(a, "cannot_gift_self"), (blocker, "blocked"),
                      (999_999, "user_not_found")]:
         r = await ca.post("/api/gifts", json={"to_user_id": to, "sku": "felt_verde"})
         assert r.json()["error"]["code"] == code
     assert await coins(app.state.sessionmaker, a) in (0, 50_000)
+    # A stranger (not a friend) is gifted, and accepts from the notifications centre.
+    sent = await ca.post("/api/gifts", json={"to_user_id": stranger, "sku": "felt_verde"})
+    assert sent.status_code == 201, sent.text
+    assert await coins(app.state.sessionmaker, a) == 50_000 - 10_000
+    cs = await client_for(app, make_client, stranger)
+    note = (await cs.get("/api/notifications")).json()["items"][0]
+    assert note["kind"] == "gift" and note["payload"]["from_user_id"] == a
+    accepted = await cs.post(f"/api/gifts/{note['payload']['gift_id']}/accept")
+    assert accepted.status_code == 200, accepted.text
+    assert (await cs.get("/api/me/things")).json()["equipped"]["felt"] == "felt_verde"
 
 
 async def test_gift_replay_with_same_key_is_refused(
