@@ -13,7 +13,7 @@ from fastapi import FastAPI
 from app.economy.hooks import EconomyTables
 from app.social import i18n
 from app.tables.hooks import GameResult
-from tests.economy.helpers import client_for, new_users
+from tests.economy.helpers import client_for, new_users, win_at_table
 from tests.social.test_profiles import play
 
 Clients = Callable[[], httpx.AsyncClient]
@@ -62,9 +62,10 @@ async def test_locked_for_want_of_credits(
 
 
 async def test_language_choice_renders_table_names_and_notifications(
-    app: FastAPI, make_client: Clients
+    app: FastAPI, econ: EconomyTables, make_client: Clients
 ) -> None:
-    a, b = await new_users(app.state.sessionmaker, 2)
+    a, b, c = await new_users(app.state.sessionmaker, 3)
+    await win_at_table(econ, a, c, 24_000)  # coins given must be won (giftable.py)
     ca, cb = await client_for(app, make_client, a), await client_for(app, make_client, b)
     # No choice yet: the browser's first language of ours, else Spanish.
     got = await ca.get("/api/me/language", headers={"Accept-Language": "fr-FR,fr;q=0.9"})
