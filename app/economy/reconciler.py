@@ -185,7 +185,7 @@ class Reconciler:
         if time.time() - (meta.started_at or meta.created_at) < waited:
             return
         if meta.id not in repairs.recovered:
-            await self.svc._recover_start(meta.id)
+            await self.svc.recover_start(meta.id)
             repairs.recovered.append(meta.id)
 
 

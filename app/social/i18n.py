@@ -96,6 +96,21 @@ MESSAGES: dict[str, Message] = {
         "it": "{from_nickname} ti ha sfidato a una partita",
         "pl": "Gracz {from_nickname} wyzywa Cię na pojedynek",
     },
+    "note.game_voided": {
+        "es": {"one": "Se anuló una partida que se perdió: te devolvimos {amount} moneda",
+               "other": "Se anuló una partida que se perdió: te devolvimos {amount} monedas"},
+        "en": {"one": "A game was lost and voided: you got your {amount} coin back",
+               "other": "A game was lost and voided: you got your {amount} coins back"},
+        "pt-BR": {"one": "Uma partida se perdeu e foi anulada: devolvemos {amount} moeda",
+                  "other": "Uma partida se perdeu e foi anulada: devolvemos {amount} moedas"},
+        "it": {"one": "Una partita è andata persa ed è stata annullata: ti abbiamo "
+                      "restituito {amount} moneta",
+               "other": "Una partita è andata persa ed è stata annullata: ti abbiamo "
+                        "restituito {amount} monete"},
+        "pl": {"one": "Partia przepadła i została anulowana: zwróciliśmy Ci {amount} monetę",
+               "few": "Partia przepadła i została anulowana: zwróciliśmy Ci {amount} monety",
+               "many": "Partia przepadła i została anulowana: zwróciliśmy Ci {amount} monet"},
+    },
     "note.level_up": {
         "es": "¡Subiste al nivel {level}!", "en": "You reached level {level}!",
         "pt-BR": "Você subiu para o nível {level}!", "it": "Hai raggiunto il livello {level}!",
@@ -184,6 +199,7 @@ def notification_text(kind: str, payload: Mapping[str, object], lang: str) -> st
     if kind == "gift" and payload.get("currency") and (
             payload.get("sku") is None or str(payload.get("sku", "")).startswith("pack_")):
         key = f"note.gift.{payload['currency']}"
+    if key.startswith("note.gift.") or kind == "game_voided":
         amount = payload.get("amount")
         count = amount if isinstance(amount, int) else None
     return render(key, lang, payload, count)

@@ -102,13 +102,9 @@ async def create_table(
         if meta.special:
             await svc.hooks.refund_special_table(host, meta.id)
         raise
-    try:
-        await svc.create(meta)
-    except Exception:  # the table was never made: what this request held goes back
-        await svc.hooks.release_seat(host, meta.id)
-        if meta.special:
-            await svc.hooks.refund_special_table(host, meta.id)
-        raise
+    # A Redis error here is ambiguous (the table may exist): its hold and credit stay,
+    # and the reconciler gives them back if Redis does not know the table.
+    await svc.create(meta)
     return meta
 
 
@@ -133,7 +129,7 @@ async def sit(svc: TableService, table_id: str, user_id: int, name: str, seat: i
 
     try:
         _, change = await svc.mutate(table_id, decide)
-    except AppError:
+    except AppError:  # refused for sure; a Redis error (ambiguous) is the reconciler's
         await svc.hooks.release_seat(user_id, table_id)
         raise
     await svc.maybe_start(table_id)

@@ -334,7 +334,7 @@ class TableService:
                 strength = arg if arg in BOT_STRENGTHS else "normal"
                 await self.fill_with_bots(table_id, None, strength)
             elif kind == "starting":
-                await self._recover_start(table_id)
+                await self.recover_start(table_id)
             elif kind in self.timer_handlers:
                 await self.timer_handlers[kind](table_id, arg)
         except AppError as exc:
@@ -542,7 +542,7 @@ class TableService:
         except Exception:  # the recovery timer (and the reconciler) try again later
             log.warning("could not abort the failed start of %s", table_id, exc_info=True)
 
-    async def _recover_start(self, table_id: str) -> None:
+    async def recover_start(self, table_id: str) -> None:
         """Still ``starting`` when its recovery timer fires (a process died, or a step
         failed and its clean-up too): void the game, refund, close."""
         await self._abort_start(table_id, None)
@@ -649,7 +649,7 @@ def timeout_move(state: State, seat: int) -> tuple[list[Event], State]:
 
 
 def start_timer(table_id: str) -> str:
-    """The member of a start's recovery timer (``_recover_start``)."""
+    """The member of a start's recovery timer (``recover_start``)."""
     return f"starting|{table_id}|0"
 
 

@@ -60,6 +60,7 @@ async def test_fifty_parallel_sits_answer_fast_and_starve_nobody(
     statuses = Counter(r.status_code for r in answers)
     assert took < 5.0 and statuses[500] == 0, statuses
     assert statuses[200] == 1, statuses
+    print(f"50 sits answered in {took:.2f} s: {dict(statuses)}")  # noqa: T201
     assert set(statuses) <= {200, 409, 503}, statuses
     for r in answers:
         if r.status_code == 503:
@@ -158,3 +159,30 @@ async def test_throwaway_guests_cannot_farm_their_grants(
         assert await coins(maker, gid) >= START
     assert refused == Counter({"not_giftable": 40}), refused
     assert await coins(maker, farmer) == START
+
+
+@pytest.mark.parametrize("settings_overrides", [
+    {"db_pool_size": 1, "db_pool_timeout_seconds": 0.5}])
+async def test_an_exhausted_pool_answers_503_at_once(
+    app: FastAPI, make_client: Callable[[], httpx.AsyncClient]
+) -> None:
+    """Every connection of the pool (1 + 1 overflow) taken elsewhere: a request is
+    answered 503 ``server_busy`` with Retry-After after the pool timeout, not a hang or a
+    500, and answers normally once a connection is free again."""
+    (me,) = await new_users(app.state.sessionmaker, 1)
+    client = await client_for(app, make_client, me)
+    engine = app.state.engine
+    taken = [await engine.connect() for _ in range(2)]
+    try:
+        t0 = time.monotonic()
+        r = await client.get("/api/wallet")
+        took = time.monotonic() - t0
+        assert r.status_code == 503, r.text
+        assert r.json()["error"]["code"] == "server_busy" and r.headers["Retry-After"] == "1"
+        assert took < 2.0
+        r = await client.post("/api/tables", json={"players": 2})
+        assert r.status_code == 503 and r.json()["error"]["code"] == "server_busy"
+    finally:
+        for conn in taken:
+            await conn.close()
+    assert (await client.get("/api/wallet")).status_code == 200

@@ -20,7 +20,7 @@ from app.tables import lobby
 from app.tables.meta import MIN_BET, TableMeta
 from app.tables.schemas import CreateTableIn
 from app.tables.service import Change, TableService, table_record
-from tests.economy.helpers import balance, coins, new_users
+from tests.economy.helpers import balance, coins, credits, new_users
 
 START = 50_000
 
@@ -28,7 +28,8 @@ START = 50_000
 @pytest.fixture
 def settings_overrides() -> dict[str, Any]:
     # Grace 0: whatever is left is repaired on the next run (the tests run it by hand).
-    return {"reconcile_grace_seconds": 0, "reconcile_interval_seconds": 3600}
+    return {"reconcile_grace_seconds": 0, "reconcile_interval_seconds": 3600,
+            "special_table_level": 1}
 
 
 @pytest.fixture
@@ -79,6 +80,7 @@ async def test_holds_left_behind_are_released_and_seats_keep_theirs(
     host, ghost, stray, late = await new_users(maker, 4)
     waiting = await lobby.create_table(svc, host, "Host", CreateTableIn(players=2, bet=MIN_BET))
     await econ.reserve_seat(ghost, "never-existed", MIN_BET)  # table unknown to Redis
+    await econ.charge_special_table(ghost, "lost-special")  # a special table's credit
     await econ.reserve_seat(stray, waiting.id, MIN_BET)  # a sit that never got its seat
     closed = await lobby.create_table(svc, late, "Late", CreateTableIn(players=2, bet=MIN_BET))
 
@@ -90,9 +92,11 @@ async def test_holds_left_behind_are_released_and_seats_keep_theirs(
     await svc.mutate(closed.id, close)  # closed, but its hold was never given back
     repairs = await rec.run_once()
     assert sorted(repairs.released) == sorted([
-        f"hold:never-existed:{ghost}", f"hold:{waiting.id}:{stray}", f"hold:{closed.id}:{late}"])
+        f"hold:never-existed:{ghost}", f"hold:{waiting.id}:{stray}", f"hold:{closed.id}:{late}",
+        "special:lost-special"])
     for u in (ghost, stray, late):
         assert await coins(maker, u) == START
+    assert await credits(maker, ghost) == 5
     assert await balance(maker, f"hold:{waiting.id}:{host}") == MIN_BET  # seated: kept
     assert (await rec.run_once()).released == []
 

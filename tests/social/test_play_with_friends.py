@@ -12,6 +12,7 @@ from fastapi import FastAPI
 
 from app.economy.hooks import EconomyTables
 from app.social import i18n
+from app.social.notifications import KINDS
 from app.tables.hooks import GameResult
 from tests.economy.helpers import client_for, new_users, win_at_table
 from tests.social.test_profiles import play
@@ -123,6 +124,17 @@ def test_polish_few_and_portuguese_zero() -> None:
         ["6000", "6,000", "6.000", "6.000", "6000"]
     assert i18n.render("table.challenge", "en", {"name": "Ana"}) == "Ana's challenge"
     assert i18n.render("note.level_up", "it", {"level": 2}) == "Hai raggiunto il livello 2!"
+
+
+def test_every_notification_kind_reads_in_every_language() -> None:
+    payload = {"from_nickname": "Ana", "by_nickname": "Ana", "nickname": "Ana", "level": 2,
+               "amount": 2_000, "currency": "coins", "game_id": "g", "table_id": "t"}
+    for kind in KINDS:
+        texts = {lang: i18n.notification_text(kind, payload, lang) for lang in i18n.LANGUAGES}
+        assert all("{" not in t and not t.startswith("note.") for t in texts.values()), texts
+        assert len(set(texts.values())) == len(texts), texts
+    assert i18n.notification_text("game_voided", payload, "pl") == \
+        "Partia przepadła i została anulowana: zwróciliśmy Ci 2000 monet"
 
 
 async def test_the_online_list_counts_the_one_asking(app: FastAPI, make_client: Clients) -> None:
