@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-BIG = 2**62
+BIG = 2**53 - 1  # the largest integer JSON carries exactly (2**62 arrived as 2**62+96)
 Relation = Literal["self", "friends", "request_sent", "request_received", "none"]
 
 

@@ -17,7 +17,22 @@ from app.tables import lobby
 from app.tables.archive import load_game, verify
 from app.tables.meta import MIN_BET, TableMeta
 from app.tables.protocol import REDIS_UNAVAILABLE, server_busy
-from app.tables.schemas import ChallengeIn, CreateTableIn, InviteIn, QuickplayIn, SitIn
+from app.tables.schemas import (
+    PRESET_ENUM,
+    ChallengeIn,
+    CreateTableIn,
+    DeclinedOut,
+    GameOut,
+    InvitedOut,
+    InviteIn,
+    LeftOut,
+    LobbyOut,
+    QuickplayIn,
+    SeatTakenOut,
+    SitIn,
+    TableOut,
+    VerifyOut,
+)
 from app.tables.service import Change, TableService, table_record
 from app.users.models import User
 from app.users.repository import get_user_by_username
@@ -54,16 +69,16 @@ def display_name(user: User) -> str:
     return user.nickname or user.username or f"#{user.id}"
 
 
-@router.post("/tables", status_code=status.HTTP_201_CREATED)
+@router.post("/tables", status_code=status.HTTP_201_CREATED, response_model=TableOut)
 async def create_table(body: CreateTableIn, user: CurrentUser, svc: TablesDep) -> dict[str, Any]:
     meta = await lobby.create_table(svc, user.id, display_name(user), body)
     return meta.public()
 
 
-@router.get("/tables")
+@router.get("/tables", response_model=LobbyOut)
 async def list_tables(
     svc: TablesDep, user: CurrentUser,
-    preset: Annotated[str | None, Query(max_length=20)] = None,
+    preset: Annotated[str | None, Query(max_length=20, json_schema_extra=PRESET_ENUM)] = None,
     players: Annotated[int | None, Query(ge=2, le=4)] = None,
     min_bet: Annotated[int | None, Query(ge=0)] = None,
     max_bet: Annotated[int | None, Query(ge=0)] = None,
@@ -80,37 +95,37 @@ async def list_tables(
     return {"tables": await listing(svc, filters), "min_bet": MIN_BET}
 
 
-@router.get("/tables/{table_id}")
+@router.get("/tables/{table_id}", response_model=TableOut)
 async def get_table(table_id: str, user: CurrentUser, svc: TablesDep) -> dict[str, Any]:
     return (await lobby.visible_table(svc, table_id, user.id)).public_with_clock()
 
 
-@router.post("/tables/{table_id}/sit")
+@router.post("/tables/{table_id}/sit", response_model=SeatTakenOut)
 async def sit(table_id: str, body: SitIn, user: CurrentUser, svc: TablesDep) -> dict[str, Any]:
     seat = await lobby.sit(svc, table_id, user.id, display_name(user), body.seat)
     return {"table": table_id, "seat": seat}
 
 
-@router.post("/tables/{table_id}/stand")
+@router.post("/tables/{table_id}/stand", response_model=SeatTakenOut)
 async def stand(table_id: str, user: CurrentUser, svc: TablesDep) -> dict[str, Any]:
     await lobby.stand(svc, table_id, user.id)
     return {"table": table_id, "seat": None}
 
 
-@router.post("/tables/{table_id}/leave")
+@router.post("/tables/{table_id}/leave", response_model=LeftOut)
 async def leave(table_id: str, user: CurrentUser, svc: TablesDep) -> dict[str, Any]:
     """Leave a started game: a bot finishes it for you and you forfeit the bet."""
     v = await svc.abandon(table_id, user.id)
     return {"table": table_id, "v": v, "abandoned": True}
 
 
-@router.post("/tables/{table_id}/bots")
+@router.post("/tables/{table_id}/bots", response_model=TableOut)
 async def fill_bots(table_id: str, user: CurrentUser, svc: TablesDep) -> dict[str, Any]:
     await svc.fill_with_bots(table_id, user.id)
     return (await svc.load(table_id))[1].public()
 
 
-@router.post("/tables/{table_id}/invite")
+@router.post("/tables/{table_id}/invite", response_model=InvitedOut)
 async def invite(
     table_id: str, body: InviteIn, user: CurrentUser, svc: TablesDep, db: DbDep
 ) -> dict[str, Any]:
@@ -126,14 +141,14 @@ async def invite(
     return {"table": table_id, "invited": ids}
 
 
-@router.post("/quickplay")
+@router.post("/quickplay", response_model=TableOut)
 async def quickplay(body: QuickplayIn, user: CurrentUser, svc: TablesDep) -> dict[str, Any]:
     meta = await lobby.quickplay(svc, user.id, display_name(user), body.preset, body.players,
                                  body.bots_after_seconds)
     return meta.public()
 
 
-@router.post("/challenges", status_code=status.HTTP_201_CREATED)
+@router.post("/challenges", status_code=status.HTTP_201_CREATED, response_model=TableOut)
 async def challenge(
     body: ChallengeIn, user: CurrentUser, svc: TablesDep, db: DbDep
 ) -> dict[str, Any]:
@@ -154,7 +169,7 @@ async def challenge(
     return meta.public()
 
 
-@router.post("/challenges/{table_id}/accept")
+@router.post("/challenges/{table_id}/accept", response_model=SeatTakenOut)
 async def accept_challenge(table_id: str, user: CurrentUser, svc: TablesDep) -> dict[str, Any]:
     meta = await _challenge_for(svc, table_id, user)
     seat = await lobby.sit(svc, table_id, user.id, display_name(user), None)
@@ -163,7 +178,7 @@ async def accept_challenge(table_id: str, user: CurrentUser, svc: TablesDep) -> 
     return {"table": table_id, "seat": seat}
 
 
-@router.post("/challenges/{table_id}/decline")
+@router.post("/challenges/{table_id}/decline", response_model=DeclinedOut)
 async def decline_challenge(table_id: str, user: CurrentUser, svc: TablesDep) -> dict[str, Any]:
     meta = await _challenge_for(svc, table_id, user)
 
@@ -190,7 +205,7 @@ async def _challenge_for(svc: TableService, table_id: str, user: User) -> TableM
     return meta
 
 
-@router.get("/games/{game_id}")
+@router.get("/games/{game_id}", response_model=GameOut)
 async def get_game(game_id: str, user: CurrentUser, db: DbDep) -> dict[str, Any]:
     """A finished game for replay: players, rules, every deal and event, scores."""
     game = await load_game(db, game_id)
@@ -202,7 +217,7 @@ async def get_game(game_id: str, user: CurrentUser, db: DbDep) -> dict[str, Any]
     }
 
 
-@router.get("/games/{game_id}/verify")
+@router.get("/games/{game_id}/verify", response_model=VerifyOut)
 async def verify_game(game_id: str, user: CurrentUser, db: DbDep) -> dict[str, Any]:
     """Provably fair: recompute each hand's SHA-256 from its revealed deal and salt."""
     return verify(await load_game(db, game_id))
