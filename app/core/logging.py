@@ -104,7 +104,7 @@ def configure_logging(*, json: bool, level: str = "INFO") -> None:
 def _incoming_request_id(scope: Scope) -> str:
     for name, value in scope.get("headers", []):
         if name == b"x-request-id":
-            text = value.decode("latin-1")
+            text: str = value.decode("latin-1")
             if _SAFE_ID.match(text):
                 return text
             break
@@ -117,7 +117,7 @@ def _route_label(scope: Scope) -> str:
     path = getattr(route, "path", None)
     if path is None:
         return "unmatched"
-    return path or "static"
+    return str(path) or "static"
 
 
 class RequestLogMiddleware:

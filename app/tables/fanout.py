@@ -67,7 +67,7 @@ class Hub:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self.task
         with contextlib.suppress(Exception):
-            await self.pubsub.aclose()
+            await self.pubsub.aclose()  # type: ignore[no-untyped-call]
 
     async def add(self, channel: str, deliver: Deliver) -> None:
         async with self._lock:
