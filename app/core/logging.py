@@ -45,9 +45,6 @@ class RequestIdFilter(logging.Filter):
         return True
 
 
-_RequestIdFilter = RequestIdFilter  # the name it had
-
-
 def iso_time(created: float) -> str:
     """ISO-8601 in UTC with milliseconds and the zone: 2026-12-01T11:20:29.123+00:00."""
     return datetime.fromtimestamp(created, tz=UTC).isoformat(timespec="milliseconds")
