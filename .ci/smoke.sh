@@ -62,4 +62,12 @@ expect_status 200 -c "$JAR" -X POST -H 'Content-Type: application/json' -d "$BOD
 echo "smoke: logged in"
 expect_status 200 -b "$JAR" "$BASE/api/me"
 echo "smoke: /api/me answered with the session cookie"
+# docs/operations.md: in development the metrics are open on the same port.
+METRICS="$(curl -sf "$BASE/metrics")"
+if ! grep -q '^buraco_http_requests_total{method="POST",route="/api/auth/login",status="200"} 1.0$' \
+        <<<"$METRICS"; then
+    echo "smoke: /metrics does not count the login" >&2
+    exit 1
+fi
+echo "smoke: /metrics counted the login"
 echo "smoke: passed"

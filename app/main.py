@@ -12,6 +12,7 @@ from fastapi.responses import HTMLResponse
 
 from app import native
 from app.api import restart, ws
+from app.api.openapi import operation_id
 from app.api.routes import health
 from app.api.routes import metrics as metrics_routes
 from app.api.static import ClientFiles
@@ -134,6 +135,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lifespan=lifespan,
         docs_url=None if settings.is_production else "/docs",
         redoc_url=None,
+        generate_unique_id_function=operation_id,  # readable operation ids: create_table
     )
     app.state.settings = settings
     install_error_handlers(app)

@@ -11,7 +11,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -164,6 +164,49 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+def fuzz(operations: list[Any], examples: int, check: Callable[[Any], None]) -> None:
+    """Schemathesis: ``check`` each of ``examples`` generated cases per operation, valid
+    ones and invalid ones (an operation with nothing invalid to send skips those)."""
+    from hypothesis import HealthCheck, Phase, given, settings
+    from hypothesis.errors import Unsatisfiable
+    from schemathesis import GenerationMode
+
+    for op in operations:
+        for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE):
+            @given(case=op.as_strategy(generation_mode=mode))
+            @settings(max_examples=examples, deadline=None, database=None,
+                      phases=[Phase.explicit, Phase.generate],
+                      suppress_health_check=list(HealthCheck))
+            def run(case: Any) -> None:
+                check(case)
+
+            try:
+                run()
+            except Unsatisfiable:
+                assert mode is GenerationMode.NEGATIVE  # nothing invalid to send there
+
+
+@contextlib.contextmanager
+def serve_in_thread(app: Any) -> Iterator[str]:
+    """``app`` served by a real uvicorn server in a thread of this process; yields its
+    base URL and stops it on exit."""
+    import uvicorn
+
+    port = free_port()
+    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not srv.started and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert srv.started, "uvicorn did not start"
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        srv.should_exit = True
+        thread.join(timeout=10)
 
 
 def start_uvicorn(port: int, env: dict[str, str], cwd: Path, log_path: Path,

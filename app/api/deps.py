@@ -8,7 +8,8 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Annotated
 
-from fastapi import Depends
+from fastapi import Depends, Security
+from fastapi.security import APIKeyCookie
 from redis.asyncio import Redis
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from starlette.requests import HTTPConnection
@@ -60,8 +61,14 @@ def client_ip(conn: HTTPConnection) -> str:
     return conn.client.host if conn.client else "unknown"
 
 
+# OpenAPI's security scheme: the session cookie set by register, login and guest.
+session_cookie = APIKeyCookie(name=SESSION_COOKIE, scheme_name="session", auto_error=False,
+                              description="The session cookie set by login, register or guest")
+
+
 async def optional_user(
-    conn: HTTPConnection, db: Annotated[AsyncSession, Depends(get_db)]
+    conn: HTTPConnection, db: Annotated[AsyncSession, Depends(get_db)],
+    _cookie: Annotated[str | None, Security(session_cookie)] = None,
 ) -> User | None:
     return await user_from_token(db, session_token(conn))
 

@@ -59,9 +59,14 @@ def _described(description: str) -> dict[str, Any]:
 
 # Put on routers (``APIRouter(responses=ERROR_RESPONSES)``) so OpenAPI shows the shape.
 ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
+    400: _described("Refused by a rule of the game or the economy (see the error code)"),
     401: _described("Not authenticated, or the session expired or was revoked"),
+    403: _described("Not allowed for this player (not invited, not seated, blocked...)"),
+    404: _described("No such table, game, player or item"),
+    409: _described("Conflicts with the current state (taken, already done, not waiting...)"),
     422: _described("Malformed input; `fields` names each offending field"),
     429: _described("Too many attempts; see the Retry-After header"),
+    503: _described("A store is not answering right now (server_busy); retry shortly"),
 }
 
 _STATUS_CODES = {

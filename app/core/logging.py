@@ -45,9 +45,6 @@ class RequestIdFilter(logging.Filter):
         return True
 
 
-_RequestIdFilter = RequestIdFilter  # the name it had
-
-
 def iso_time(created: float) -> str:
     """ISO-8601 in UTC with milliseconds and the zone: 2026-12-01T11:20:29.123+00:00."""
     return datetime.fromtimestamp(created, tz=UTC).isoformat(timespec="milliseconds")
@@ -104,7 +101,7 @@ def configure_logging(*, json: bool, level: str = "INFO") -> None:
 def _incoming_request_id(scope: Scope) -> str:
     for name, value in scope.get("headers", []):
         if name == b"x-request-id":
-            text = value.decode("latin-1")
+            text: str = value.decode("latin-1")
             if _SAFE_ID.match(text):
                 return text
             break
@@ -117,7 +114,7 @@ def _route_label(scope: Scope) -> str:
     path = getattr(route, "path", None)
     if path is None:
         return "unmatched"
-    return path or "static"
+    return str(path) or "static"
 
 
 class RequestLogMiddleware:

@@ -105,7 +105,7 @@ def render() -> bytes:
     """The exposition text of every metric (of every process when multiprocess)."""
     if MULTIPROC_DIR:
         registry = CollectorRegistry()
-        multiprocess.MultiProcessCollector(registry)
+        multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
         return generate_latest(registry)
     return generate_latest(REGISTRY)
 
@@ -113,7 +113,7 @@ def render() -> bytes:
 def mark_process_dead(pid: int | None = None) -> None:
     """A worker stops: its live gauges no longer count (multiprocess only)."""
     if MULTIPROC_DIR:
-        multiprocess.mark_process_dead(pid or os.getpid())
+        multiprocess.mark_process_dead(pid or os.getpid())  # type: ignore[no-untyped-call]
 
 
 class Monitor:

@@ -11,7 +11,7 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Any, cast
 from urllib.parse import unquote, urlsplit
 
 from redis.asyncio import BlockingConnectionPool, Redis
@@ -70,7 +70,7 @@ def create_redis(url: str, *, max_connections: int = 64, timeout: float = 5.0) -
         return fake
     if is_cluster_url(url):
         # Typed as Redis: the app calls only commands both clients share.
-        cluster: Any = cluster_client(url, max_connections, timeout)
+        cluster: Redis = cast(Redis, cluster_client(url, max_connections, timeout))
         return cluster
     # A blocking pool waits for a free connection under bursts instead of raising
     # MaxConnectionsError as the default pool does.

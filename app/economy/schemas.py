@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 Currency = Literal["coins", "credits"]
-BIG = 2**62  # accepted by the schema; the service answers anything past its limit
+# accepted by the schema; the service answers anything past its limit. The largest
+# integer JSON carries exactly (a JavaScript number, a float): 2**62 arrived as 2**62+96.
+BIG = 2**53 - 1
 SKU_PATTERN = r"^[a-z0-9_]{1,64}$"
 
 
@@ -50,10 +52,24 @@ class ThingsOut(BaseModel):
     equipped: dict[str, str]
 
 
+# OpenAPI: either a sku, or a currency and an amount (what _one_kind checks).
+_NULL = {"type": "null"}  # absent or null: both mean "not given"
+
+
+def _given(name: str) -> dict[str, Any]:
+    return {"required": [name], "properties": {name: {"not": _NULL}}}
+
+
+_ONE_KIND: dict[str, Any] = {"oneOf": [
+    {**_given("sku"), "properties": {"sku": {"not": _NULL}, "currency": _NULL,
+                                     "amount": _NULL}},
+    {"properties": {"sku": _NULL}, "anyOf": [_given("currency"), _given("amount")]},
+]}
+
 class GiftIn(BaseModel):
     """An item or pack (``sku``), or an amount of coins or credits."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", json_schema_extra=_ONE_KIND)
 
     to_user_id: int = Field(ge=-BIG, le=BIG)
     sku: str | None = Field(default=None, min_length=1, max_length=64, pattern=SKU_PATTERN)

@@ -96,7 +96,7 @@ def value(state: State, team: int) -> int:
     """Our side's points less the best other side's: the hand's score if it ended, else
     the score of the table as it stands (melds, canastas, less the cards in hand)."""
     if state.phase in (DRAW, PLAY):
-        scores = tuple(s["total"] for s in score_hand(state, -1))
+        scores = tuple(int(s["total"]) for s in score_hand(state, -1))
     else:
         scores = state.hand_scores
     best = max(s for t, s in enumerate(scores) if t != team)

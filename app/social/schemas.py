@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from app.core.text import ChatText
 
-BIG = 2**62
+BIG = 2**53 - 1  # the largest integer JSON carries exactly (2**62 arrived as 2**62+96)
 Relation = Literal["self", "friends", "request_sent", "request_received", "none"]
 
 

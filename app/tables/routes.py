@@ -20,12 +20,21 @@ from app.tables.meta import MIN_BET, TableMeta
 from app.tables.personal import equipped, localized
 from app.tables.protocol import REDIS_UNAVAILABLE, server_busy
 from app.tables.schemas import (
+    PRESET_ENUM,
     BotsIn,
     ChallengeIn,
     CreateTableIn,
+    DeclinedOut,
+    GameOut,
+    InvitedOut,
     InviteIn,
+    LeftOut,
+    LobbyOut,
     QuickplayIn,
+    SeatTakenOut,
     SitIn,
+    TableOut,
+    VerifyOut,
 )
 from app.tables.service import Change, TableService, table_record
 from app.users.models import User
@@ -63,7 +72,7 @@ def display_name(user: User) -> str:
     return user.nickname or user.username or f"#{user.id}"
 
 
-@router.post("/tables", status_code=status.HTTP_201_CREATED)
+@router.post("/tables", status_code=status.HTTP_201_CREATED, response_model=TableOut)
 async def create_table(
     body: CreateTableIn, user: CurrentUser, svc: TablesDep, db: DbDep, lang: LangDep
 ) -> dict[str, Any]:
@@ -72,10 +81,10 @@ async def create_table(
     return localized(meta.public(), lang)
 
 
-@router.get("/tables")
+@router.get("/tables", response_model=LobbyOut)
 async def list_tables(
     svc: TablesDep, user: CurrentUser, lang: LangDep,
-    preset: Annotated[str | None, Query(max_length=20)] = None,
+    preset: Annotated[str | None, Query(max_length=20, json_schema_extra=PRESET_ENUM)] = None,
     players: Annotated[int | None, Query(ge=2, le=4)] = None,
     min_bet: Annotated[int | None, Query(ge=0)] = None,
     max_bet: Annotated[int | None, Query(ge=0)] = None,
@@ -93,7 +102,7 @@ async def list_tables(
     return {"tables": tables, "min_bet": MIN_BET}
 
 
-@router.get("/tables/{table_id}")
+@router.get("/tables/{table_id}", response_model=TableOut)
 async def get_table(
     table_id: str, user: CurrentUser, svc: TablesDep, lang: LangDep
 ) -> dict[str, Any]:
@@ -101,7 +110,7 @@ async def get_table(
     return localized(meta.public_with_clock(), lang)
 
 
-@router.post("/tables/{table_id}/sit")
+@router.post("/tables/{table_id}/sit", response_model=SeatTakenOut)
 async def sit(
     table_id: str, body: SitIn, user: CurrentUser, svc: TablesDep, db: DbDep
 ) -> dict[str, Any]:
@@ -110,20 +119,20 @@ async def sit(
     return {"table": table_id, "seat": seat}
 
 
-@router.post("/tables/{table_id}/stand")
+@router.post("/tables/{table_id}/stand", response_model=SeatTakenOut)
 async def stand(table_id: str, user: CurrentUser, svc: TablesDep) -> dict[str, Any]:
     await lobby.stand(svc, table_id, user.id)
     return {"table": table_id, "seat": None}
 
 
-@router.post("/tables/{table_id}/leave")
+@router.post("/tables/{table_id}/leave", response_model=LeftOut)
 async def leave(table_id: str, user: CurrentUser, svc: TablesDep) -> dict[str, Any]:
     """Leave a started game: a bot finishes it for you and you forfeit the bet."""
     v = await svc.abandon(table_id, user.id)
     return {"table": table_id, "v": v, "abandoned": True}
 
 
-@router.post("/tables/{table_id}/bots")
+@router.post("/tables/{table_id}/bots", response_model=TableOut)
 async def fill_bots(table_id: str, user: CurrentUser, svc: TablesDep,
                     body: BotsIn | None = None) -> dict[str, Any]:
     """The host seats bots of the chosen strength (the body is optional: normal)."""
@@ -131,7 +140,7 @@ async def fill_bots(table_id: str, user: CurrentUser, svc: TablesDep,
     return (await svc.load(table_id))[1].public()
 
 
-@router.post("/tables/{table_id}/invite")
+@router.post("/tables/{table_id}/invite", response_model=InvitedOut)
 async def invite(
     table_id: str, body: InviteIn, user: CurrentUser, svc: TablesDep, db: DbDep
 ) -> dict[str, Any]:
@@ -147,7 +156,7 @@ async def invite(
     return {"table": table_id, "invited": ids}
 
 
-@router.post("/quickplay")
+@router.post("/quickplay", response_model=TableOut)
 async def quickplay(
     body: QuickplayIn, user: CurrentUser, svc: TablesDep, db: DbDep, lang: LangDep
 ) -> dict[str, Any]:
@@ -157,7 +166,7 @@ async def quickplay(
     return localized(meta.public(), lang)
 
 
-@router.post("/challenges", status_code=status.HTTP_201_CREATED)
+@router.post("/challenges", status_code=status.HTTP_201_CREATED, response_model=TableOut)
 async def challenge(
     body: ChallengeIn, user: CurrentUser, svc: TablesDep, db: DbDep, lang: LangDep
 ) -> dict[str, Any]:
@@ -179,7 +188,7 @@ async def challenge(
     return localized(meta.public(), lang)
 
 
-@router.post("/challenges/{table_id}/accept")
+@router.post("/challenges/{table_id}/accept", response_model=SeatTakenOut)
 async def accept_challenge(
     table_id: str, user: CurrentUser, svc: TablesDep, db: DbDep
 ) -> dict[str, Any]:
@@ -191,7 +200,7 @@ async def accept_challenge(
     return {"table": table_id, "seat": seat}
 
 
-@router.post("/challenges/{table_id}/decline")
+@router.post("/challenges/{table_id}/decline", response_model=DeclinedOut)
 async def decline_challenge(table_id: str, user: CurrentUser, svc: TablesDep) -> dict[str, Any]:
     meta = await _challenge_for(svc, table_id, user)
 
@@ -220,7 +229,7 @@ async def _challenge_for(svc: TableService, table_id: str, user: User) -> TableM
     return meta
 
 
-@router.get("/games/{game_id}")
+@router.get("/games/{game_id}", response_model=GameOut)
 async def get_game(game_id: str, user: CurrentUser, db: DbDep) -> dict[str, Any]:
     """A finished game for replay: players, rules, every deal and event, scores."""
     game = await load_game(db, game_id, user.id)
@@ -232,7 +241,7 @@ async def get_game(game_id: str, user: CurrentUser, db: DbDep) -> dict[str, Any]
     }
 
 
-@router.get("/games/{game_id}/verify")
+@router.get("/games/{game_id}/verify", response_model=VerifyOut)
 async def verify_game(game_id: str, user: CurrentUser, db: DbDep) -> dict[str, Any]:
     """Provably fair: recompute each hand's SHA-256 from its revealed deal and salt."""
     return verify(await load_game(db, game_id, user.id))

@@ -1,18 +1,84 @@
-"""Request bodies of the table endpoints."""
+"""Request bodies and responses of the table endpoints.
+
+The responses allow fields they do not name (``extra="allow"``): a table's meta grows
+with the game (bot strength, presence...), and a field added there reaches clients
+without a second edit here; OpenAPI still names and types every field listed."""
 
 from __future__ import annotations
 
+from dataclasses import fields
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from app.core.text import TableName
-from app.rules.ruleset import PRESETS
-from app.tables.meta import MIN_BET, BotStrength
+from app.rules.ruleset import (
+    ACE_TO_ACE,
+    CARD_POINTS,
+    CLOSE_REQUIRES,
+    DISCARD_PILES,
+    PRESET_PLAYERS,
+    PRESETS,
+    RuleSet,
+)
+from app.tables.meta import MIN_BET, BotStrength, Status
 
 MAX_BET = 1_000_000_000
 
 Preset = str
+# OpenAPI lists the modalities (the validators below enforce them).
+PRESET_ENUM: dict[str, Any] = {"enum": list(PRESETS)}
+
+
+# What each rule option takes (RULES.md section 9), for OpenAPI; make_ruleset checks the
+# values again and the options as a whole (e.g. the deal must fit the deck: 422
+# inconsistent_rules, the one refusal this schema cannot express).
+_OPTION_LIMITS: dict[str, dict[str, Any]] = {
+    "jokers": {"enum": [0, 4]},
+    "discard_pile": {"enum": list(DISCARD_PILES)},
+    "ace_to_ace": {"enum": list(ACE_TO_ACE)},
+    "close_requires": {"enum": list(CLOSE_REQUIRES)},
+    "card_points": {"enum": list(CARD_POINTS)},
+    "muertos": {"enum": [0, 2, 3, 4]},
+    "group_max": {"enum": [0, 3, 4, 5, 6, 7, 8]},
+    "hand_size": {"minimum": 1, "maximum": 20},
+    "muerto_size": {"minimum": 1, "maximum": 20},
+    "stock_end": {"minimum": 0, "maximum": 20},
+    "target_score": {"minimum": 0, "maximum": 100_000},
+    **{name: {"minimum": 0, "maximum": 1000}
+       for name in ("two_points", "joker_points", "close_bonus", "muerto_penalty")},
+}
+
+
+def _rules_schema() -> dict[str, Any]:
+    base, props = RuleSet(), {}
+    for f in fields(RuleSet):
+        if f.name in ("preset", "players"):  # set by the request's own fields
+            continue
+        value = getattr(base, f.name)
+        kind = "boolean" if isinstance(value, bool) else \
+            "integer" if isinstance(value, int) else "string"
+        props[f.name] = {"type": kind, **_OPTION_LIMITS.get(f.name, {})}
+    return {"type": "object", "properties": props, "additionalProperties": False}
+
+
+def _players_schema(seat: bool) -> dict[str, Any]:
+    """Players by modality (brasil 2-4, the others 2 or 4), and a seat that exists."""
+    rules: list[dict[str, Any]] = [
+        {"if": {"properties": {"preset": {"not": {"enum": [
+            name for name, allowed in PRESET_PLAYERS.items() if 3 in allowed]}}}},
+         "then": {"properties": {"players": {"enum": [2, 4]}}}},
+    ]
+    if seat:
+        rules += [{"if": {"properties": {"players": {"const": n}}},
+                   "then": {"properties": {"seat": {"maximum": n - 1}}}} for n in (2, 3)]
+    return {"allOf": rules}
+
+
+def _whole_numbers(rules: dict[str, Any]) -> dict[str, Any]:
+    """JSON has one number type: 10.0 is the whole number the schema asks for."""
+    return {k: int(v) if isinstance(v, float) and v.is_integer() else v
+            for k, v in rules.items()}
 
 
 def _preset_ok(value: str) -> str:
@@ -26,10 +92,13 @@ class _Strict(BaseModel):
 
 
 class CreateTableIn(_Strict):
+    model_config = ConfigDict(extra="forbid", json_schema_extra=_players_schema(seat=True))
+
     name: TableName = ""
-    preset: str = "cerrado"
+    preset: str = Field(default="cerrado", json_schema_extra=PRESET_ENUM)
     players: int = Field(default=2, ge=2, le=4)
-    rules: dict[str, Any] = Field(default_factory=dict, description="RULES.md section 9 options")
+    rules: dict[str, Any] = Field(default_factory=dict, json_schema_extra=_rules_schema(),
+                                  description="RULES.md section 9 options; checked as a whole")
     bet: int = Field(default=MIN_BET, ge=MIN_BET, le=MAX_BET)
     private: bool = False
     turbo: bool = False
@@ -37,6 +106,7 @@ class CreateTableIn(_Strict):
     seat: int = Field(default=0, ge=0, le=3)
 
     _check_preset = field_validator("preset")(classmethod(lambda cls, v: _preset_ok(v)))
+    _whole_numbers = field_validator("rules")(classmethod(lambda cls, v: _whole_numbers(v)))
 
 
 class SitIn(_Strict):
@@ -44,7 +114,8 @@ class SitIn(_Strict):
 
 
 class QuickplayIn(_Strict):
-    preset: str = "cerrado"
+    model_config = ConfigDict(extra="forbid", json_schema_extra=_players_schema(seat=False))
+    preset: str = Field(default="cerrado", json_schema_extra=PRESET_ENUM)
     players: int = Field(default=2, ge=2, le=4)
     bots_after_seconds: float | None = Field(default=None, ge=0, le=600)
     bot_strength: BotStrength = "normal"
@@ -62,9 +133,141 @@ class InviteIn(_Strict):
 
 class ChallengeIn(_Strict):
     username: str = Field(min_length=1, max_length=32)
-    preset: str = "cerrado"
+    preset: str = Field(default="cerrado", json_schema_extra=PRESET_ENUM)
     bet: int = Field(default=MIN_BET, ge=MIN_BET, le=MAX_BET)
     turbo: bool = False
     target_score: int | None = Field(default=None, ge=0, le=100_000)
 
     _check_preset = field_validator("preset")(classmethod(lambda cls, v: _preset_ok(v)))
+
+
+# ---------------------------------------------------------------- responses
+
+
+class _Out(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+
+class SeatOut(_Out):
+    user_id: int | None
+    name: str
+    bot: bool
+    connected: bool = True
+    timeouts: int = 0
+    abandoned: bool = False
+
+
+class HandOut(_Out):
+    """A hand's fairness commitment; its deal and salt once the hand is over."""
+
+    hand_no: int
+    commitment: str
+    deal: dict[str, Any] | None = None
+    salt: str | None = None
+    revealed: bool | None = None
+
+
+class TableOut(_Out):
+    id: str
+    name: str
+    host: int
+    kind: str
+    preset: str = Field(json_schema_extra=PRESET_ENUM)
+    overrides: dict[str, Any]
+    rules: dict[str, Any]
+    players: int
+    bet: int
+    private: bool
+    turbo: bool
+    special: bool
+    target_score: int
+    seats: list[SeatOut | None]
+    invited: list[int]
+    status: Status
+    created_at: float
+    started_at: float | None
+    game_id: str | None
+    hands: list[HandOut]
+    bots_after: float | None = None
+    close_reason: str | None = None
+    free_seats: int
+    turn_deadline: float | None = Field(default=None, description="GET /tables/{id} only")
+
+
+class SeatSummaryOut(_Out):
+    name: str
+    bot: bool
+    user_id: int | None
+
+
+class TableSummaryOut(_Out):
+    id: str
+    name: str
+    preset: str = Field(json_schema_extra=PRESET_ENUM)
+    players: int
+    bet: int
+    turbo: bool
+    private: bool
+    kind: str
+    status: Status
+    target_score: int
+    free_seats: int
+    created_at: float
+    seats: list[SeatSummaryOut | None]
+
+
+class LobbyOut(_Out):
+    tables: list[TableSummaryOut]
+    min_bet: int
+
+
+class SeatTakenOut(_Out):
+    table: str
+    seat: int | None
+
+
+class LeftOut(_Out):
+    table: str
+    v: int
+    abandoned: bool
+
+
+class InvitedOut(_Out):
+    table: str
+    invited: list[int]
+
+
+class DeclinedOut(_Out):
+    table: str
+    declined: bool
+
+
+class GameOut(_Out):
+    id: str
+    table_id: str
+    preset: str
+    rules: dict[str, Any]
+    seats: list[Any]
+    bet: int
+    hands: list[Any]
+    events: list[Any]
+    totals: Any
+    winner_team: int | None
+    status: str
+    started_at: str
+    ended_at: str
+
+
+class VerifiedHandOut(_Out):
+    hand_no: int
+    commitment: str
+    recomputed: str
+    ok: bool
+    deal: dict[str, Any]
+    salt: str
+
+
+class VerifyOut(_Out):
+    game_id: str
+    ok: bool
+    hands: list[VerifiedHandOut]

@@ -16,6 +16,8 @@ async def get_user(db: AsyncSession, user_id: UserId) -> User | None:
 
 
 async def get_user_by_username(db: AsyncSession, username: str) -> User | None:
+    if "\x00" in username:  # no name holds one, and PostgreSQL refuses it in text (a 500)
+        return None
     stmt = select(User).where(User.username_lower == username.lower())
     return (await db.execute(stmt)).scalar_one_or_none()
 
