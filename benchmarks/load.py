@@ -491,6 +491,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         # Guests may not open 4-seat (special) tables with the economy on; the economy
         # only acts when a game starts and ends, never on a move, so it is off here.
         "BURACO_ECONOMY_ENABLED": "false",
+        # Every simulated player connects from 127.0.0.1 (docs/security.md: per address).
+        "BURACO_WS_MAX_SOCKETS_PER_IP": "1000000",
     })
     ports = [free_port() for _ in range(args.processes)]
     procs = [start([sys.executable, "-m", "uvicorn", "app.main:create_app", "--factory",
