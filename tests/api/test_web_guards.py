@@ -9,6 +9,7 @@ from typing import Any
 
 import httpx
 import pytest
+from fastapi import FastAPI
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -16,6 +17,7 @@ from app.core.config import Settings
 from app.core.origins import origin_allowed
 from app.economy.models import Entry
 from app.users.models import User
+from tests.economy.helpers import assert_conserved
 
 Make = Callable[[], httpx.AsyncClient]
 
@@ -50,7 +52,7 @@ def test_origin_rule() -> None:
 
 
 async def test_foreign_origin_post_is_refused_and_changes_nothing(
-        make_client: Make, db: AsyncSession) -> None:
+        app: FastAPI, make_client: Make, db: AsyncSession) -> None:
     c = await _guest(make_client)
     before = await _ledger_rows(db)
     for headers in ({"Origin": "https://evil.example"},
@@ -65,6 +67,7 @@ async def test_foreign_origin_post_is_refused_and_changes_nothing(
                                                   "Sec-Fetch-Site": "same-origin"})
     assert r.status_code == 200, r.text
     assert await _ledger_rows(db) > before
+    await assert_conserved(app.state.sessionmaker)
 
 
 async def test_foreign_origin_logout_and_login_are_refused(make_client: Make) -> None:
