@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -24,8 +25,11 @@ HSTS = b"max-age=31536000; includeSubDomains"
 
 
 def csp_for(host: str | None, path: str = "/") -> str:
-    if path == "/docs":
-        return _DOCS_CSP
+    return _DOCS_CSP if path == "/docs" else _csp_for_host(host)
+
+
+@lru_cache(maxsize=256)  # one site has a handful of hosts; built once each
+def _csp_for_host(host: str | None) -> str:
     ws = f" ws://{host} wss://{host}" if host and _HOST.match(host) else ""
     return _CSP.format(ws=ws)
 
@@ -49,7 +53,7 @@ class SecurityHeaders:
             return
         host = next((v.decode("latin-1") for k, v in scope.get("headers", []) if k == b"host"),
                     None)
-        csp = csp_for(host, scope.get("path", "/")).encode()
+        csp = csp_for(host, scope.get("path", "/")).encode("latin-1")
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":

@@ -39,6 +39,8 @@ def nul_field(value: Any, where: str = "") -> str | None:
 
 
 def _query_field(query: str) -> str | None:
+    if "%00" not in query and NUL not in query:
+        return None
     for key, value in parse_qsl(query, keep_blank_values=True):
         if NUL in key or NUL in value:
             return key.replace(NUL, "") or "query"
