@@ -17,6 +17,8 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from app.core.headers import error_headers
+
 log = logging.getLogger("app.errors")
 
 
@@ -134,7 +136,8 @@ async def _validation_error(_request: Request, exc: Exception) -> JSONResponse:
 
 async def _unexpected_error(request: Request, exc: Exception) -> JSONResponse:
     log.exception("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
-    return error_response(500, "internal_error", "Something went wrong on our side.")
+    return error_response(500, "internal_error", "Something went wrong on our side.",
+                          headers=error_headers())
 
 
 def install_error_handlers(app: FastAPI) -> None:

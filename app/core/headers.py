@@ -22,6 +22,8 @@ _DOCS_CSP = ("default-src 'self'; script-src 'self' 'unsafe-inline' https://cdn.
              "https://fastapi.tiangolo.com; frame-ancestors 'none'")
 _HOST = re.compile(r"^[A-Za-z0-9.\-]+(:[0-9]{1,5})?$|^\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?$")
 HSTS = b"max-age=31536000; includeSubDomains"
+FIXED = ((b"x-frame-options", b"DENY"), (b"x-content-type-options", b"nosniff"),
+         (b"referrer-policy", b"same-origin"))
 
 
 def csp_for(host: str | None, path: str = "/") -> str:
@@ -34,16 +36,20 @@ def _csp_for_host(host: str | None) -> str:
     return _CSP.format(ws=ws)
 
 
+def error_headers() -> dict[str, str]:
+    """For a 500 written by Starlette's outermost error middleware, which no other
+    middleware sees: the same headers, the CSP without the socket's host."""
+    headers = {k.decode(): v.decode() for k, v in FIXED}
+    headers["content-security-policy"] = csp_for(None)
+    return headers
+
+
 class SecurityHeaders:
     """Pure ASGI; adds the headers to ``http.response.start`` whatever produced it."""
 
     def __init__(self, app: ASGIApp, *, hsts: bool) -> None:
         self.app = app
-        self.fixed = [
-            (b"x-frame-options", b"DENY"),
-            (b"x-content-type-options", b"nosniff"),
-            (b"referrer-policy", b"same-origin"),
-        ]
+        self.fixed = list(FIXED)
         if hsts:
             self.fixed.append((b"strict-transport-security", HSTS))
 

@@ -129,6 +129,25 @@ async def test_security_headers_on_the_built_client(settings: Settings, tmp_path
                 assert "ws://t wss://t" in r.headers["content-security-policy"]
 
 
+async def test_security_headers_on_an_unexpected_500(settings: Settings) -> None:
+    from asgi_lifespan import LifespanManager
+
+    from app.main import create_app
+
+    app = create_app(settings)
+
+    async def boom() -> None:
+        raise RuntimeError("a bug")
+
+    app.add_api_route("/api/boom", boom)
+    async with LifespanManager(app):
+        transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
+        async with httpx.AsyncClient(transport=transport, base_url="http://t") as c:
+            r = await c.get("/api/boom")
+    assert r.status_code == 500 and r.json()["error"]["code"] == "internal_error"
+    _assert_security_headers(r, hsts=False)
+
+
 # ---------------------------------------------------------------- NUL
 
 
