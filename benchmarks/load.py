@@ -700,6 +700,8 @@ def app_env(db_url: str, redis_url: str, log_dir: Path) -> dict[str, str]:
         # Guests may not open 4-seat (special) tables with the economy on; the economy
         # only acts when a game starts and ends, never on a move, so it is off here.
         "BURACO_ECONOMY_ENABLED": "false",
+        # Every simulated player connects from 127.0.0.1 (docs/security.md: per address).
+        "BURACO_WS_MAX_SOCKETS_PER_IP": "1000000",
     })
     return env
 

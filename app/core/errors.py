@@ -18,6 +18,8 @@ from pydantic import BaseModel
 from sqlalchemy.exc import TimeoutError as DatabasePoolTimeout
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from app.core.headers import error_headers
+
 log = logging.getLogger("app.errors")
 
 
@@ -149,7 +151,8 @@ async def _pool_exhausted(request: Request, exc: Exception) -> JSONResponse:
 
 async def _unexpected_error(request: Request, exc: Exception) -> JSONResponse:
     log.exception("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
-    return error_response(500, "internal_error", "Something went wrong on our side.")
+    return error_response(500, "internal_error", "Something went wrong on our side.",
+                          headers=error_headers())
 
 
 def install_error_handlers(app: FastAPI) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -21,13 +22,26 @@ _DOCS_CSP = ("default-src 'self'; script-src 'self' 'unsafe-inline' https://cdn.
              "https://fastapi.tiangolo.com; frame-ancestors 'none'")
 _HOST = re.compile(r"^[A-Za-z0-9.\-]+(:[0-9]{1,5})?$|^\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?$")
 HSTS = b"max-age=31536000; includeSubDomains"
+FIXED = ((b"x-frame-options", b"DENY"), (b"x-content-type-options", b"nosniff"),
+         (b"referrer-policy", b"same-origin"))
 
 
 def csp_for(host: str | None, path: str = "/") -> str:
-    if path == "/docs":
-        return _DOCS_CSP
+    return _DOCS_CSP if path == "/docs" else _csp_for_host(host)
+
+
+@lru_cache(maxsize=256)  # one site has a handful of hosts; built once each
+def _csp_for_host(host: str | None) -> str:
     ws = f" ws://{host} wss://{host}" if host and _HOST.match(host) else ""
     return _CSP.format(ws=ws)
+
+
+def error_headers() -> dict[str, str]:
+    """For a 500 written by Starlette's outermost error middleware, which no other
+    middleware sees: the same headers, the CSP without the socket's host."""
+    headers = {k.decode(): v.decode() for k, v in FIXED}
+    headers["content-security-policy"] = csp_for(None)
+    return headers
 
 
 class SecurityHeaders:
@@ -35,11 +49,7 @@ class SecurityHeaders:
 
     def __init__(self, app: ASGIApp, *, hsts: bool) -> None:
         self.app = app
-        self.fixed = [
-            (b"x-frame-options", b"DENY"),
-            (b"x-content-type-options", b"nosniff"),
-            (b"referrer-policy", b"same-origin"),
-        ]
+        self.fixed = list(FIXED)
         if hsts:
             self.fixed.append((b"strict-transport-security", HSTS))
 
@@ -49,7 +59,7 @@ class SecurityHeaders:
             return
         host = next((v.decode("latin-1") for k, v in scope.get("headers", []) if k == b"host"),
                     None)
-        csp = csp_for(host, scope.get("path", "/")).encode()
+        csp = csp_for(host, scope.get("path", "/")).encode("latin-1")
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":

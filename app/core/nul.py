@@ -39,6 +39,8 @@ def nul_field(value: Any, where: str = "") -> str | None:
 
 
 def _query_field(query: str) -> str | None:
+    if "%00" not in query and NUL not in query:
+        return None
     for key, value in parse_qsl(query, keep_blank_values=True):
         if NUL in key or NUL in value:
             return key.replace(NUL, "") or "query"
@@ -61,22 +63,20 @@ class NulGuard:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] not in ("http", "websocket"):
-            await self.app(scope, receive, send)
-            return
-        field = ("path" if NUL in scope.get("path", "") else
-                 _query_field(scope.get("query_string", b"").decode("latin-1")))
-        if field is None and scope["type"] == "http":
-            receive, field = await _read_body(scope, receive)
+        field = None
+        if scope["type"] in ("http", "websocket"):
+            field = ("path" if NUL in scope.get("path", "") else
+                     _query_field(scope.get("query_string", b"").decode("latin-1")))
+            if field is None and scope["type"] == "http":
+                receive, field = await _read_body(scope, receive)
         if field is None:
             await self.app(scope, receive, send)
-            return
-        if scope["type"] == "websocket":
+        elif scope["type"] == "websocket":
             await send({"type": "websocket.close", "code": 1008, "reason": "NUL in request"})
-            return
-        response = error_response(422, "validation_error", f"{field}: {MESSAGE}",
-                                  fields=[FieldError(field=field, message=MESSAGE)])
-        await response(scope, receive, send)
+        else:
+            response = error_response(422, "validation_error", f"{field}: {MESSAGE}",
+                                      fields=[FieldError(field=field, message=MESSAGE)])
+            await response(scope, receive, send)
 
 
 async def _read_body(scope: Scope, receive: Receive) -> tuple[Receive, str | None]:

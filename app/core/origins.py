@@ -4,6 +4,7 @@ served) and the configured list. Used by the WebSocket handshake (app/api/ws.py)
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Protocol
 from urllib.parse import urlsplit
 
@@ -19,12 +20,14 @@ class _HasOrigins(Protocol):
     ws_allowed_origins: list[str]
 
 
+@lru_cache(maxsize=1024)  # a few origins and hosts, parsed on every state change
 def _canonical(origin: str) -> str:
     """``Scheme://host[:port]`` in lower case, without a trailing slash or default port."""
     parts = urlsplit(origin.strip().lower())
     return f"{parts.scheme}://{_host_part(parts.netloc, parts.scheme)}"
 
 
+@lru_cache(maxsize=1024)
 def _host_part(netloc: str, scheme: str) -> str:
     netloc = netloc.strip().lower()
     default = _DEFAULT_PORTS.get(scheme)

@@ -116,9 +116,11 @@ class Connection:
     async def run(self) -> None:
         self.hub.sockets.add(self)
         await self.hub.add(self.private, self.deliver)
-        # After subscribing, so a newer socket's eviction notice cannot be missed.
-        await sockets.register(self.svc.redis, self.user_id, self.socket_id,
-                               self.session.max_sockets)
+        # After subscribing, so a newer socket's eviction notice cannot be missed. Redis
+        # down: the cap waits for it, the socket is served.
+        with contextlib.suppress(*REDIS_UNAVAILABLE):
+            await sockets.register(self.svc.redis, self.user_id, self.socket_id,
+                                   self.session.max_sockets)
         expiry = self.session.expiry_timer(self.end)
         await self.svc.redis.zadd(PRESENCE_KEY, {str(self.user_id): time.time()})
         self.send({"type": "hello", "user": {"id": self.user_id, "name": self.name}})

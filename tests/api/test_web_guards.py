@@ -9,6 +9,7 @@ from typing import Any
 
 import httpx
 import pytest
+from fastapi import FastAPI
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -16,6 +17,7 @@ from app.core.config import Settings
 from app.core.origins import origin_allowed
 from app.economy.models import Entry
 from app.users.models import User
+from tests.economy.helpers import assert_conserved
 
 Make = Callable[[], httpx.AsyncClient]
 
@@ -50,7 +52,7 @@ def test_origin_rule() -> None:
 
 
 async def test_foreign_origin_post_is_refused_and_changes_nothing(
-        make_client: Make, db: AsyncSession) -> None:
+        app: FastAPI, make_client: Make, db: AsyncSession) -> None:
     c = await _guest(make_client)
     before = await _ledger_rows(db)
     for headers in ({"Origin": "https://evil.example"},
@@ -65,6 +67,7 @@ async def test_foreign_origin_post_is_refused_and_changes_nothing(
                                                   "Sec-Fetch-Site": "same-origin"})
     assert r.status_code == 200, r.text
     assert await _ledger_rows(db) > before
+    await assert_conserved(app.state.sessionmaker)
 
 
 async def test_foreign_origin_logout_and_login_are_refused(make_client: Make) -> None:
@@ -124,6 +127,25 @@ async def test_security_headers_on_the_built_client(settings: Settings, tmp_path
                 r = await c.get(path)
                 _assert_security_headers(r, hsts=True)
                 assert "ws://t wss://t" in r.headers["content-security-policy"]
+
+
+async def test_security_headers_on_an_unexpected_500(settings: Settings) -> None:
+    from asgi_lifespan import LifespanManager
+
+    from app.main import create_app
+
+    app = create_app(settings)
+
+    async def boom() -> None:
+        raise RuntimeError("a bug")
+
+    app.add_api_route("/api/boom", boom)
+    async with LifespanManager(app):
+        transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
+        async with httpx.AsyncClient(transport=transport, base_url="http://t") as c:
+            r = await c.get("/api/boom")
+    assert r.status_code == 500 and r.json()["error"]["code"] == "internal_error"
+    _assert_security_headers(r, hsts=False)
 
 
 # ---------------------------------------------------------------- NUL

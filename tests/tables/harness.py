@@ -78,6 +78,7 @@ def server_env(pg_url: str, redis_url: str, var_dir: Path, **settings: Any) -> d
         "BURACO_SPECIAL_TABLE_LEVEL": "1",
         "BURACO_SIGNUP_LIMIT_PER_IP": "100000",
         "BURACO_LOGIN_LIMIT_PER_IP": "100000",
+        "BURACO_WS_MAX_SOCKETS_PER_IP": "100000",  # every player connects from 127.0.0.1
         "BURACO_LOG_LEVEL": "WARNING",
         # The fixtures' servers share one database but not one Redis (no deployment
         # does that): each would take the others' live tables for lost ones and void

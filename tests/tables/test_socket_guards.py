@@ -129,9 +129,10 @@ async def test_an_expiring_session_closes_its_socket(servers: list[Server], pg_u
     conn = await asyncpg.connect(asyncpg_dsn(pg_url))
     try:
         await conn.execute("UPDATE sessions SET expires_at = $1 WHERE user_id = $2",
-                           datetime.now(UTC) + timedelta(seconds=1.5), p.id)
+                           datetime.now(UTC) + timedelta(seconds=3), p.id)
         await p.connect(servers[1].ws_url)
-        assert await _closed(p, 4) == SESSION_ENDED
+        await _alive(p)
+        assert await _closed(p, 6) == SESSION_ENDED
     finally:
         await conn.close()
         await p.aclose()
