@@ -17,7 +17,9 @@ object: ``{"preset": {"players": {"strong_vs_greedy", "normal_vs_easy",
 "strong_ms_per_decision_p99", "hands"}}}`` (``hands``: duplicate deals per row).
 
 Targets (issue 13): strong_vs_greedy >= 0.60 in every row, normal_vs_easy >= 0.60,
-strong p99 <= 100 ms, over at least 200 duplicate deals per row.
+strong p99 <= 100 ms, over at least 200 duplicate deals per row. Before the table it
+also plays ``--loop-hands`` seeded GreedyBot hands per row (all seats GreedyBot) and
+counts those that reach the engine's turn cap (the no-loop target: 0).
 """
 
 from __future__ import annotations
@@ -36,13 +38,13 @@ if str(ROOT) not in sys.path:
 
 from app import native  # noqa: E402
 from app.rules import commands as C  # noqa: E402
-from app.rules.bots import Bot  # noqa: E402
+from app.rules.bots import Bot, GreedyBot  # noqa: E402
 from app.rules.deal import random_deal  # noqa: E402
 from app.rules.engine import apply  # noqa: E402
 from app.rules.levels import make_bot  # noqa: E402
 from app.rules.ruleset import PRESET_PLAYERS, PRESETS, RuleSet, make_ruleset  # noqa: E402
 from app.rules.search import BUDGET, HORIZON, SAMPLES, StrongBot  # noqa: E402
-from app.rules.state import DRAW, PLAY, State, initial_state  # noqa: E402
+from app.rules.state import DRAW, MAX_TURNS, PLAY, State, initial_state  # noqa: E402
 
 
 def layouts(rules: RuleSet) -> list[tuple[list[bool], list[int]]]:
@@ -117,6 +119,18 @@ def run_part(args: tuple[str, int, int, int, tuple[float, int, int]],
     return strong, normal, times
 
 
+def capped_hands(args: tuple[str, int, int]) -> int:
+    """Seeded GreedyBot hands (all seats) of one row that reach the turn cap."""
+    preset, players, hands = args
+    rules = make_ruleset(preset, players)
+    capped = 0
+    for hand in range(hands):
+        deal = random_deal(rules, first=hand % players, rng=random.Random(7919 * hand + 17))
+        state = apply(initial_state(rules), C.SYSTEM, deal)[1]
+        capped += play(state, [GreedyBot() for _ in range(players)], None).turns >= MAX_TURNS
+    return capped
+
+
 def p99(values: list[float]) -> float:
     if not values:
         return 0.0
@@ -132,6 +146,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--players", type=int, action="append", help="only these counts")
     parser.add_argument("--budget", type=float, default=BUDGET,
                         help="the strong bot's CPU seconds per decision")
+    parser.add_argument("--loop-hands", type=int, default=200,
+                        help="GreedyBot self-play hands per row checked for the turn cap")
     parser.add_argument("--samples", type=int, default=SAMPLES, help="its worlds at most")
     parser.add_argument("--horizon", type=int, default=HORIZON, help="its rollout turns")
     args = parser.parse_args(argv)
@@ -145,6 +161,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'preset':<14}{'pl':>3}{'strong/greedy':>15}{'normal/easy':>13}"
           f"{'p99 ms':>8}{'mean ms':>9}{'secs':>7}")
     with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        capped = sum(pool.map(capped_hands, [(p, n, args.loop_hands) for p, n in rows]))
+        print(f"GreedyBot self-play: {capped} of {args.loop_hands * len(rows)} seeded hands "
+              f"({args.loop_hands} per row) at the {MAX_TURNS}-turn cap", flush=True)
         for preset, players in rows:
             t0 = time.perf_counter()
             bounds = [args.hands * i // chunks for i in range(chunks + 1)]
