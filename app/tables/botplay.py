@@ -97,10 +97,6 @@ class BotPlayer:
                 self._pool = ThreadPoolExecutor(1, thread_name_prefix="bots")
         return self._pool
 
-    def forget(self, table_id: str) -> None:
-        for key in [k for k in self._bots if k[0] == table_id]:
-            del self._bots[key]
-
     def close(self) -> None:
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
