@@ -17,7 +17,9 @@ object: ``{"preset": {"players": {"strong_vs_greedy", "normal_vs_easy",
 "strong_ms_per_decision_p99", "hands"}}}`` (``hands``: duplicate deals per row).
 
 Targets (issue 13): strong_vs_greedy >= 0.60 in every row, normal_vs_easy >= 0.60,
-strong p99 <= 100 ms, over at least 200 duplicate deals per row.
+strong p99 <= 100 ms, over at least 200 duplicate deals per row. Before the table it
+also plays ``--loop-hands`` seeded GreedyBot hands per row (all seats GreedyBot) and
+counts those that reach the engine's turn cap (the no-loop target: 0).
 """
 
 from __future__ import annotations
@@ -36,13 +38,13 @@ if str(ROOT) not in sys.path:
 
 from app import native  # noqa: E402
 from app.rules import commands as C  # noqa: E402
-from app.rules.bots import Bot  # noqa: E402
+from app.rules.bots import Bot, GreedyBot  # noqa: E402
 from app.rules.deal import random_deal  # noqa: E402
 from app.rules.engine import apply  # noqa: E402
 from app.rules.levels import make_bot  # noqa: E402
 from app.rules.ruleset import PRESET_PLAYERS, PRESETS, RuleSet, make_ruleset  # noqa: E402
-from app.rules.search import BUDGET, StrongBot  # noqa: E402
-from app.rules.state import DRAW, PLAY, State, initial_state  # noqa: E402
+from app.rules.search import BUDGET, HORIZON, SAMPLES, StrongBot  # noqa: E402
+from app.rules.state import DRAW, MAX_TURNS, PLAY, State, initial_state  # noqa: E402
 
 
 def layouts(rules: RuleSet) -> list[tuple[list[bool], list[int]]]:
@@ -71,8 +73,16 @@ def play(state: State, bots: list[Bot], times: list[float] | None) -> State:
     return state
 
 
-def duplicate(rules: RuleSet, deal_no: int, a: str, b: str, budget: float,
-              times: list[float] | None) -> float:
+class Strong:
+    """The strong bot's settings for this run (``--budget``, ``--samples``, ``--horizon``)."""
+
+    budget = BUDGET
+    samples = SAMPLES
+    horizon = HORIZON
+
+
+def duplicate(rules: RuleSet, deal_no: int, a: str, b: str, times: list[float] | None,
+              ) -> float:
     """Side A's result on deal ``deal_no``: 1 (more points than B), 0.5 or 0."""
     n = rules.players
     seed = 104_729 * deal_no + 11
@@ -84,7 +94,8 @@ def duplicate(rules: RuleSet, deal_no: int, a: str, b: str, budget: float,
                 for s in range(n)]
         for bot in bots:
             if isinstance(bot, StrongBot):
-                bot.budget = budget
+                bot.budget, bot.samples, bot.horizon = Strong.budget, Strong.samples, \
+                    Strong.horizon
         scores = play(start, bots, times).hand_scores
         if n == 2 or rules.pairs:
             a_points += scores[a_teams[0]]
@@ -96,15 +107,28 @@ def duplicate(rules: RuleSet, deal_no: int, a: str, b: str, budget: float,
     return 1.0 if a_points > b_points else 0.5 if a_points == b_points else 0.0
 
 
-def run_part(args: tuple[str, int, int, int, float]) -> tuple[float, float, list[float]]:
-    preset, players, lo, hi, budget = args
+def run_part(args: tuple[str, int, int, int, tuple[float, int, int]],
+             ) -> tuple[float, float, list[float]]:
+    preset, players, lo, hi, (Strong.budget, Strong.samples, Strong.horizon) = args
     rules = make_ruleset(preset, players)
     strong = normal = 0.0
     times: list[float] = []
     for deal_no in range(lo, hi):
-        strong += duplicate(rules, deal_no, "strong", "normal", budget, times)
-        normal += duplicate(rules, deal_no, "normal", "easy", budget, None)
+        strong += duplicate(rules, deal_no, "strong", "normal", times)
+        normal += duplicate(rules, deal_no, "normal", "easy", None)
     return strong, normal, times
+
+
+def capped_hands(args: tuple[str, int, int]) -> int:
+    """Seeded GreedyBot hands (all seats) of one row that reach the turn cap."""
+    preset, players, hands = args
+    rules = make_ruleset(preset, players)
+    capped = 0
+    for hand in range(hands):
+        deal = random_deal(rules, first=hand % players, rng=random.Random(7919 * hand + 17))
+        state = apply(initial_state(rules), C.SYSTEM, deal)[1]
+        capped += play(state, [GreedyBot() for _ in range(players)], None).turns >= MAX_TURNS
+    return capped
 
 
 def p99(values: list[float]) -> float:
@@ -122,20 +146,29 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--players", type=int, action="append", help="only these counts")
     parser.add_argument("--budget", type=float, default=BUDGET,
                         help="the strong bot's CPU seconds per decision")
+    parser.add_argument("--loop-hands", type=int, default=200,
+                        help="GreedyBot self-play hands per row checked for the turn cap")
+    parser.add_argument("--samples", type=int, default=SAMPLES, help="its worlds at most")
+    parser.add_argument("--horizon", type=int, default=HORIZON, help="its rollout turns")
     args = parser.parse_args(argv)
     rows = [(p, n) for p in (args.preset or list(PRESETS)) for n in PRESET_PLAYERS[p]
             if not args.players or n in args.players]
     chunks = max(1, args.jobs) * 3
     result: dict[str, dict[str, dict[str, float]]] = {}
-    print(f"bots ladder: {args.hands} duplicate deals per row, strong budget "
-          f"{args.budget * 1000:.0f} ms; {native.describe()}")
+    print(f"bots ladder: {args.hands} duplicate deals per row; strong bot: budget "
+          f"{args.budget * 1000:.0f} ms, {args.samples} worlds, {args.horizon} turns; "
+          f"{native.describe()}")
     print(f"{'preset':<14}{'pl':>3}{'strong/greedy':>15}{'normal/easy':>13}"
           f"{'p99 ms':>8}{'mean ms':>9}{'secs':>7}")
     with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        capped = sum(pool.map(capped_hands, [(p, n, args.loop_hands) for p, n in rows]))
+        print(f"GreedyBot self-play: {capped} of {args.loop_hands * len(rows)} seeded hands "
+              f"({args.loop_hands} per row) at the {MAX_TURNS}-turn cap", flush=True)
         for preset, players in rows:
             t0 = time.perf_counter()
             bounds = [args.hands * i // chunks for i in range(chunks + 1)]
-            parts = [(preset, players, lo, hi, args.budget)
+            strong_settings = (args.budget, args.samples, args.horizon)
+            parts = [(preset, players, lo, hi, strong_settings)
                      for lo, hi in zip(bounds, bounds[1:], strict=False) if hi > lo]
             strong = normal = 0.0
             times: list[float] = []

@@ -260,7 +260,8 @@ def extension(m: Meld, h: Hand, rules: RuleSet) -> list[int]:
     while k >= 1 and mask >> k & 1 and not (k == 1 and aces <= 0):
         out.append(row[k])
         k -= 1
-    if (hi - lo + 1) + len(out) >= 14 and rules.ace_to_ace != "allowed":
+    # (``out`` may be empty: a full run whose wild's slot we hold, to relocate it)
+    if out and (hi - lo + 1) + len(out) >= 14 and rules.ace_to_ace != "allowed":
         out.pop()
     if reloc and row[m.wslot] not in out:
         out.append(row[m.wslot])

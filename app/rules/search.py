@@ -54,17 +54,31 @@ def hidden_pool(state: State, seat: int) -> list[int]:
     return [c for c in range(53) for _ in range(counts[c])]
 
 
-def determinize(state: State, seat: int, rng: SplitMix) -> State:
+def determinize(state: State, seat: int, rng: SplitMix,
+                known: dict[int, list[int]] | None = None) -> State:
     """A world ``seat`` cannot tell from the real one: the hidden places dealt again
-    from ``hidden_pool`` (sizes kept)."""
+    from ``hidden_pool`` (sizes kept), the cards ``known`` to be in a seat's hand (it
+    took them from the pile) in that hand."""
     pool = hidden_pool(state, seat)
+    fixed: dict[int, list[int]] = {}
+    buried = max(0, len(state.discard) - 1) if state.rules.discard_pile == "closed" else 0
+    for s, cards in (known or {}).items():
+        room = buried if s == PILE else len(state.hands[s])
+        if s == PILE and len(cards) != buried:
+            continue  # (not the pile we know: it changed in a way we did not follow)
+        mine = fixed[s] = []
+        for c in cards:
+            if c in pool and len(mine) < room:
+                pool.remove(c)
+                mine.append(c)
     rng.shuffle(pool)
     pos = 0
     hands = list(state.hands)
     for s in range(state.rules.players):
         if s != seat:
-            n = len(hands[s])
-            hands[s] = tuple(sorted(pool[pos:pos + n]))
+            mine = fixed.get(s, [])
+            n = len(hands[s]) - len(mine)
+            hands[s] = tuple(sorted(mine + pool[pos:pos + n]))
             pos += n
     muertos = list(state.muertos)
     for t, m in enumerate(muertos):
@@ -74,10 +88,14 @@ def determinize(state: State, seat: int, rng: SplitMix) -> State:
     stock = tuple(pool[pos:pos + len(state.stock)])
     pos += len(state.stock)
     discard = state.discard
-    if state.rules.discard_pile == "closed" and len(discard) > 1:
-        buried = len(discard) - 1
-        discard = tuple(pool[pos:pos + buried]) + discard[-1:]
-        pos += buried
+    if buried:
+        mine = fixed.get(PILE, [])
+        if len(mine) == buried:
+            discard = tuple(mine) + discard[-1:]
+        else:  # (known cards put back: their order is lost, the pile is dealt anew)
+            pool.extend(mine)
+            discard = tuple(pool[pos:pos + buried]) + discard[-1:]
+            pos += buried
     return state._replace(hands=tuple(hands), muertos=tuple(muertos), stock=stock,
                           discard=discard)
 
@@ -103,6 +121,80 @@ def value(state: State, team: int) -> int:
     return scores[team] - best
 
 
+PILE = -1  # ``PileMemory.cards`` key of a closed pile's buried cards, bottom first
+
+
+def _table_counts(state: State) -> list[int]:
+    counts = [0] * 53
+    for side in state.melds:
+        for m in side:
+            for c in meld_cards(m):
+                counts[c] += 1
+    return counts
+
+
+class PileMemory:
+    """What our seat learnt of the other hand from the pile (two players): the cards
+    the other player took from it and has not laid or discarded since. Read only off
+    what the seat saw: the pile as it left it (all of an open pile; of a closed one
+    only the top it saw) and the pile and the melds when its turn comes round again."""
+
+    def __init__(self) -> None:
+        self.cards: dict[int, list[int]] = {}
+        self._hand = (-1, -1)
+        self._pile: tuple[int, ...] = ()  # the pile (what we saw of it) as we left it
+        self._size = 0  # its size then
+        self._table: list[int] = []  # the meld cards then, per card
+
+    def left(self, state: State, card: int) -> None:
+        """Our turn ends with this discard."""
+        self._reset(state)
+        pile = state.discard + (card,)
+        if state.rules.discard_pile == "closed":
+            # every card of a closed pile was face up once: the ones we saw, in order
+            seen = self._pile if len(self._pile) == len(state.discard) else ()
+            self._pile = seen + (card,) if seen else state.discard[-1:] + (card,)
+            self.cards[PILE] = list(self._pile[:-1])
+        else:
+            self._pile = pile
+        self._size = len(pile)
+        self._table = _table_counts(state)
+
+    def observe(self, state: State, seat: int) -> None:
+        """Our turn starts: what did the other player take, lay and discard?"""
+        self._reset(state)
+        if state.rules.players != 2 or not self._table:
+            return
+        other = 1 - seat
+        known = self.cards.setdefault(other, [])
+        pile = state.discard
+        closed = state.rules.discard_pile == "closed"
+        if pile and self._size >= len(pile) and (
+                closed or pile[:-1] == self._pile[:len(pile) - 1]):
+            # the pile lost cards: the other player took the top ``taken`` of it
+            taken = self._size - (len(pile) - 1)
+            known.extend(self._pile[-taken:] if taken <= len(self._pile) else self._pile)
+            if closed:
+                self._pile = pile
+        elif closed and pile and len(pile) == self._size + 1:
+            self._pile = self._pile + pile[-1:] if len(self._pile) == self._size else ()
+        if closed:
+            self.cards[PILE] = list(self._pile[:-1])
+        table = _table_counts(state)
+        gone = [c for c in range(53) for _ in range(max(0, table[c] - self._table[c]))]
+        gone.extend(pile[-1:])
+        for c in gone:  # laid or discarded since: not in the hand any more
+            if c in known:
+                known.remove(c)
+        self._table = []
+
+    def _reset(self, state: State) -> None:
+        if self._hand != (state.hand_no, state.first):
+            self._hand = (state.hand_no, state.first)
+            self.cards = {}
+            self._table = []
+
+
 class StrongBot:
     """Searches at the decisions that matter, plays as GreedyBot at the others."""
 
@@ -116,12 +208,21 @@ class StrongBot:
         self.greedy = GreedyBot()  # our own moves: its no-loop memory and hand index
         self.searched = 0  # decisions that searched, and worlds dealt (for benchmarks)
         self.worlds = 0
+        self.known = PileMemory()
 
     def choose(self, state: State, seat: int) -> C.Command:
+        if state.phase == DRAW:
+            self.known.observe(state, seat)
         options = self.candidates(state, seat)
         cmd = options[0] if len(options) == 1 else self.search(state, seat, options)
-        self.greedy.commit(state, seat, cmd)
+        self.commit(state, seat, cmd)
         return cmd
+
+    def commit(self, state: State, seat: int, cmd: C.Command) -> None:
+        """``cmd`` is given (chosen here or by a worker's ``search``)."""
+        self.greedy.commit(state, seat, cmd)
+        if isinstance(cmd, C.Discard):
+            self.known.left(state, cmd.card)
 
     def candidates(self, state: State, seat: int) -> list[C.Command]:
         """GreedyBot's choice first, then the alternatives worth weighing against it."""
@@ -155,7 +256,7 @@ class StrongBot:
         start = self.clock() if self.clock is not None else 0.0
         self.searched += 1
         for _ in range(self.samples):
-            world = determinize(state, seat, rng)
+            world = determinize(state, seat, rng, self.known.cards)
             self.worlds += 1
             for i, cmd in enumerate(options):
                 after = apply(world, seat, cmd)[1]
@@ -169,4 +270,4 @@ class StrongBot:
         return options[best]
 
 
-__all__ = ["StrongBot", "determinize", "hidden_pool", "rollout", "value"]
+__all__ = ["PileMemory", "StrongBot", "determinize", "hidden_pool", "rollout", "value"]

@@ -32,17 +32,19 @@ from app.rules.serialize import (
     state_from_dict,
     state_to_dict,
 )
-from app.rules.state import State
+from app.rules.state import DRAW, State
 from app.tables.meta import BotStrength
 
 KEPT_BOTS = 2048  # bots remembered per process (the least recently used go)
 
 
 def search_index(state: dict[str, Any], seat: int, options: list[dict[str, Any]],
-                 seed: int, samples: int, budget: float) -> int:
+                 known: dict[int, list[int]], seed: int, samples: int,
+                 budget: float) -> int:
     """In a worker: the strong bot's search over ``options``; the index it chose."""
     cmds = [command_from_dict(o) for o in options]
     bot = StrongBot(seed, samples=samples, clock=time.process_time, budget=budget)
+    bot.known.cards = known
     return cmds.index(bot.search(state_from_dict(state), seat, cmds))
 
 
@@ -70,6 +72,8 @@ class BotPlayer:
         bot = self.bot(table_id, seat, strength)
         if not isinstance(bot, StrongBot):
             return bot.choose(state, seat)
+        if state.phase == DRAW:
+            bot.known.observe(state, seat)
         options = bot.candidates(state, seat)
         cmd = options[0]
         if len(options) > 1:
@@ -77,10 +81,10 @@ class BotPlayer:
             loop = asyncio.get_running_loop()
             index = await loop.run_in_executor(
                 self.pool(), search_index, state_to_dict(state), seat,
-                [command_to_dict(o) for o in options], bot.seed,
+                [command_to_dict(o) for o in options], bot.known.cards, bot.seed,
                 s.strong_bot_samples, s.strong_bot_budget_ms / 1000)
             cmd = options[index]
-        bot.greedy.commit(state, seat, cmd)
+        bot.commit(state, seat, cmd)
         return cmd
 
     def pool(self) -> Executor:
@@ -92,10 +96,6 @@ class BotPlayer:
             else:
                 self._pool = ThreadPoolExecutor(1, thread_name_prefix="bots")
         return self._pool
-
-    def forget(self, table_id: str) -> None:
-        for key in [k for k in self._bots if k[0] == table_id]:
-            del self._bots[key]
 
     def close(self) -> None:
         if self._pool is not None:

@@ -16,8 +16,8 @@ from app.rules.legal import legal_commands
 from app.rules.levels import EasyBot, make_bot
 from app.rules.prng import SplitMix, mix
 from app.rules.ruleset import make_ruleset
-from app.rules.search import StrongBot, determinize, hidden_pool
-from app.rules.state import MAX_TURNS, PLAY, State
+from app.rules.search import PILE, StrongBot, determinize, hidden_pool
+from app.rules.state import DRAW, MAX_TURNS, PLAY, State
 from tests.rules.rules_support import GAMES, all_cards, dealt, in_play, resample
 
 IDS = [f"{p}-{n}" for p, n in GAMES]
@@ -182,3 +182,47 @@ def test_a_clock_caps_the_strong_bots_worlds() -> None:
     bot.choose(state, state.turn)
     if bot.searched:
         assert bot.worlds == 3  # worlds 1, 2, 3 at clock 1, 2, 3 - start (0) >= 2.5
+
+
+def test_a_full_run_whose_wild_slot_we_hold_extends_by_that_card() -> None:
+    """A 14-slot run (ace to ace) with a wild: the natural of the wild's slot is its
+    only extension (the wild moves); this used to pop from an empty list (found by the
+    strong bot's worlds)."""
+    from app.rules.cards import card_at
+    from app.rules.handplan import Hand, extension
+    from app.rules.melds import SEQ, Meld
+
+    rules = make_ruleset("abierto_sucio", 2)
+    assert rules.wild_relocation and rules.ace_to_ace != "allowed"
+    run = Meld(kind=SEQ, suit=0, lo=1, hi=14, rank=0, naturals=(), wild=52, wslot=5,
+               owner=0)
+    five = card_at(0, 5)
+    assert extension(run, Hand((five, card_at(1, 9))), rules) == [five]
+
+
+@pytest.mark.parametrize("preset", ["abierto", "cerrado", "brasil", "burako"])
+def test_the_cards_the_strong_bot_knows_are_in_the_other_hand(preset: str) -> None:
+    """What the strong bot learnt from the pile (two players) is always true: every card
+    it counts in the other hand is there; and it does learn something."""
+    rules = make_ruleset(preset, 2)
+    learnt = 0
+    for hand in range(3):
+        state = dealt(rules, 60 + hand, first=hand % 2)
+        strong = StrongBot(seed=hand, samples=2, horizon=6)
+        bots: list[Bot] = [strong, GreedyBot()]
+        while in_play(state):
+            seat = state.turn
+            cmd = bots[seat].choose(state, seat)
+            if seat == 0:
+                pile = strong.known.cards.get(PILE)
+                if pile and state.phase == DRAW:
+                    assert tuple(pile) == state.discard[:-1]  # the closed pile, in order
+                    learnt += len(pile)
+                known = strong.known.cards.get(1, [])
+                rest = list(state.hands[1])
+                for c in known:
+                    assert c in rest, f"{c} is not in the other hand"
+                    rest.remove(c)
+                learnt += len(known)
+            state = apply(state, seat, cmd)[1]
+    assert learnt > 0
