@@ -28,6 +28,7 @@ from app.tables import routes as tables_routes
 from app.tables.archive import GameArchive
 from app.tables.fanout import Hub
 from app.tables.hooks import FreeTables, TableHooks
+from app.tables.overload import Saturation
 from app.tables.service import TableService
 from app.tables.timers import TimerLoop
 from app.users import routes as users_routes
@@ -86,12 +87,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         hub = Hub(redis, tables)
         timers = TimerLoop(tables)
         app.state.tables, app.state.hub, app.state.timers = tables, hub, timers
+        app.state.saturation = saturation = Saturation(settings, hub)
         await hub.start()
         await timers.start()
+        await saturation.start()
         _tune_gc()
         try:
             yield
         finally:
+            await saturation.stop()
             await timers.stop()
             await hub.stop()
             await close_redis(redis)

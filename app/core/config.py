@@ -78,6 +78,13 @@ class Settings(BaseSettings):
     # A server process that has not renewed its heartbeat for this long is taken for
     # dead: another process drops the sockets it counted, so its players' grace clocks run.
     process_dead_after_seconds: float = Field(default=10, ge=1, le=300)
+    # Overload (app/tables/overload.py): past either, new tables and seats get server_busy
+    # and /readyz says not ready. 0 tables = no cap.
+    max_tables_per_process: int = Field(default=0, ge=0)
+    max_loop_lag_ms: float = Field(default=200, gt=0)
+    # A game of bots only that nobody watches ends void this long after it is left
+    # (app/tables/idle.py).
+    idle_table_check_seconds: float = Field(default=30, gt=0, le=3600)
 
     # Economy.
     starting_coins: int = Field(default=50_000, ge=0)

@@ -16,6 +16,7 @@ from app.rules.ruleset import PRESETS
 from app.tables import lobby
 from app.tables.archive import load_game, verify
 from app.tables.meta import MIN_BET, TableMeta
+from app.tables.overload import refuse_when_saturated
 from app.tables.protocol import REDIS_UNAVAILABLE, server_busy
 from app.tables.schemas import ChallengeIn, CreateTableIn, InviteIn, QuickplayIn, SitIn
 from app.tables.service import Change, TableService, table_record
@@ -48,13 +49,14 @@ def get_tables(conn: HTTPConnection) -> TableService:
 
 
 TablesDep = Annotated[TableService, Depends(get_tables)]
+BUSY = [Depends(refuse_when_saturated)]  # a saturated process takes no new tables or seats
 
 
 def display_name(user: User) -> str:
     return user.nickname or user.username or f"#{user.id}"
 
 
-@router.post("/tables", status_code=status.HTTP_201_CREATED)
+@router.post("/tables", status_code=status.HTTP_201_CREATED, dependencies=BUSY)
 async def create_table(body: CreateTableIn, user: CurrentUser, svc: TablesDep) -> dict[str, Any]:
     meta = await lobby.create_table(svc, user.id, display_name(user), body)
     return meta.public()
@@ -85,7 +87,7 @@ async def get_table(table_id: str, user: CurrentUser, svc: TablesDep) -> dict[st
     return (await lobby.visible_table(svc, table_id, user.id)).public_with_clock()
 
 
-@router.post("/tables/{table_id}/sit")
+@router.post("/tables/{table_id}/sit", dependencies=BUSY)
 async def sit(table_id: str, body: SitIn, user: CurrentUser, svc: TablesDep) -> dict[str, Any]:
     seat = await lobby.sit(svc, table_id, user.id, display_name(user), body.seat)
     return {"table": table_id, "seat": seat}
@@ -126,14 +128,14 @@ async def invite(
     return {"table": table_id, "invited": ids}
 
 
-@router.post("/quickplay")
+@router.post("/quickplay", dependencies=BUSY)
 async def quickplay(body: QuickplayIn, user: CurrentUser, svc: TablesDep) -> dict[str, Any]:
     meta = await lobby.quickplay(svc, user.id, display_name(user), body.preset, body.players,
                                  body.bots_after_seconds)
     return meta.public()
 
 
-@router.post("/challenges", status_code=status.HTTP_201_CREATED)
+@router.post("/challenges", status_code=status.HTTP_201_CREATED, dependencies=BUSY)
 async def challenge(
     body: ChallengeIn, user: CurrentUser, svc: TablesDep, db: DbDep
 ) -> dict[str, Any]:
@@ -154,7 +156,7 @@ async def challenge(
     return meta.public()
 
 
-@router.post("/challenges/{table_id}/accept")
+@router.post("/challenges/{table_id}/accept", dependencies=BUSY)
 async def accept_challenge(table_id: str, user: CurrentUser, svc: TablesDep) -> dict[str, Any]:
     meta = await _challenge_for(svc, table_id, user)
     seat = await lobby.sit(svc, table_id, user.id, display_name(user), None)

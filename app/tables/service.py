@@ -33,6 +33,7 @@ from app.rules.serialize import event_to_dict, state_from_dict, state_to_dict
 from app.rules.state import DRAW, PLAY, State, initial_state, next_first
 from app.tables.cache import TableCache
 from app.tables.hooks import FreeTables, GameResult, TableHooks
+from app.tables.idle import check_idle, schedule_idle_check
 from app.tables.meta import HandFairness, TableMeta
 from app.tables.store import (
     LOBBY_CHANNEL,
@@ -322,6 +323,8 @@ class TableService:
                 await self.fill_with_bots(table_id, None)
             elif kind == "starting":
                 await self._recover_start(table_id)
+            elif kind == "idle":
+                await check_idle(self, table_id)
         except AppError as exc:
             if exc.status != 404:
                 log.info("timer %s: %s", member, exc.code)
@@ -440,6 +443,7 @@ class TableService:
                 continue
             swept += 1
             for table_id, user_id, left in await self.store.drop_process(proc):
+                await schedule_idle_check(self, table_id)  # its viewers went with it
                 if left > 0:
                     continue
                 try:
