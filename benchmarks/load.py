@@ -727,7 +727,10 @@ async def measure(args: argparse.Namespace, log_dir: Path, redis_url: str,
     db_url = await fresh_database(args.pg_admin_url, args.database)
     env = app_env(db_url, redis_url, log_dir)
     ports = [free_port() for _ in range(args.processes)]
-    procs = [start([sys.executable, "-m", "uvicorn", "app.main:create_app", "--factory",
+    profile = (lambda p: ["-m", "cProfile", "-o", f"{args.profile}/server-{p}.prof"]
+               ) if args.profile else (lambda p: [])
+    procs = [start([sys.executable, *profile(p), "-m", "uvicorn", "app.main:create_app",
+                    "--factory",
                     "--host", "127.0.0.1", "--port", str(p), "--no-access-log",
                     "--log-level", "warning", "--loop", "uvloop", "--ws", "websockets",
                     "--backlog", "4096", "--ws-per-message-deflate", "false"],
@@ -824,6 +827,8 @@ def main() -> None:
                         default="postgresql+asyncpg://postgres@127.0.0.1:5432/postgres")
     parser.add_argument("--database", default="buraco_load")
     parser.add_argument("--log-dir", default="/tmp/buraco-load")
+    parser.add_argument("--profile", default="",
+                        help="a folder: run the servers under cProfile and write there")
     args = parser.parse_args()
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 65536), hard))
