@@ -100,6 +100,19 @@ def rss_mib(pid: int) -> float:
 # ---------------------------------------------------------------- Redis
 
 
+# Commands Redis counts that are not round trips of their own: those the commit script
+# runs inside Redis, and those the app pipelines behind another (HGET of the command id
+# behind the load's HMGET; ZADD of a new turn clock behind the commit's EVALSHA).
+NOT_ROUND_TRIPS = {"hset", "xadd", "rpush", "expire", "publish", "spublish", "hget", "zadd",
+                   "info", "hello"}
+
+
+def round_trips(calls: Counter[str]) -> int:
+    """Client round trips in a window, from INFO commandstats (see NOT_ROUND_TRIPS; this
+    counts the timer loop's polls and claims too)."""
+    return sum(n for name, n in calls.items() if name not in NOT_ROUND_TRIPS)
+
+
 class RedisNodes:
     """The Redis server(s) the run uses, for INFO: its own, or every master of a cluster."""
 
@@ -792,6 +805,7 @@ def summary(args: argparse.Namespace, m: Stats, b: Stats, client_cpu: float,
         "moves_per_s": round(m.served / max(m.seconds, 1e-9), 1),
         "p50_ms": round(pct(m.latencies, .5), 2), "p99_ms": round(p99, 2),
         "served_ratio": round(m.served / max(m.offered, 1), 4),
+        "redis_round_trips_per_move": round(round_trips(m.calls) / served, 2),
         "redis_commands_per_move": round(m.commands / served, 2),
         "baseline_p99_ms": round(base_p99, 2),
         "baseline_errors": sum(b.errors.values()),

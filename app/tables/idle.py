@@ -17,6 +17,8 @@ import logging
 import time
 from typing import TYPE_CHECKING, Any
 
+from redis.exceptions import RedisError
+
 from app.tables.store import table_channel
 
 if TYPE_CHECKING:
@@ -59,8 +61,15 @@ def bots_only(meta: TableMeta) -> bool:
 
 async def check_idle(svc: TableService, table_id: str) -> None:
     _, meta, _ = await svc.load(table_id)
-    if meta.status != "playing" or await watchers(svc, table_id) > 0:
-        return  # over, or watched: the last socket to leave sets the next check
+    if meta.status != "playing":
+        return
+    try:
+        watched = await watchers(svc, table_id)
+    except RedisError:  # cannot tell: look again later rather than end a watched game
+        await schedule_idle_check(svc, table_id)
+        return
+    if watched > 0:
+        return  # the last socket to leave sets the next check
     if not bots_only(meta):
         await schedule_idle_check(svc, table_id)  # people may still come back or time out
         return
