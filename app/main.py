@@ -39,6 +39,7 @@ from app.tables import routes_play as tables_play_routes
 from app.tables.archive import GameArchive
 from app.tables.fanout import Hub
 from app.tables.hooks import FreeTables, TableHooks
+from app.tables.overload import Saturation
 from app.tables.service import TableService
 from app.tables.sockets import KeepRawSend
 from app.tables.timers import TimerLoop
@@ -108,8 +109,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             Reconciler(tables, hooks) if isinstance(hooks, EconomyTables) else None
         )
         await warn_if_redis_volatile(redis, settings)
+        app.state.saturation = saturation = Saturation(settings, hub)
         await hub.start()
         await timers.start()
+        await saturation.start()
         if reconciler is not None:
             await reconciler.start()
         monitor = metrics.Monitor(redis)
@@ -124,6 +127,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 await reconciler.stop()
             await monitor.stop()
             metrics.mark_process_dead()
+            await saturation.stop()
             await timers.stop()
             await hub.stop()
             await close_redis(redis)

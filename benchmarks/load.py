@@ -100,6 +100,19 @@ def rss_mib(pid: int) -> float:
 # ---------------------------------------------------------------- Redis
 
 
+# Commands Redis counts that are not round trips of their own: those the commit script
+# runs inside Redis, and those the app pipelines behind another (HGET of the command id
+# behind the load's HMGET; ZADD of a new turn clock behind the commit's EVALSHA).
+NOT_ROUND_TRIPS = {"hset", "xadd", "rpush", "expire", "publish", "spublish", "hget", "zadd",
+                   "info", "hello"}
+
+
+def round_trips(calls: Counter[str]) -> int:
+    """Client round trips in a window, from INFO commandstats (see NOT_ROUND_TRIPS; this
+    counts the timer loop's polls and claims too)."""
+    return sum(n for name, n in calls.items() if name not in NOT_ROUND_TRIPS)
+
+
 class RedisNodes:
     """The Redis server(s) the run uses, for INFO: its own, or every master of a cluster."""
 
@@ -729,7 +742,10 @@ async def measure(args: argparse.Namespace, log_dir: Path, redis_url: str,
     db_url = await fresh_database(args.pg_admin_url, args.database)
     env = app_env(db_url, redis_url, log_dir)
     ports = [free_port() for _ in range(args.processes)]
-    procs = [start([sys.executable, "-m", "uvicorn", "app.main:create_app", "--factory",
+    profile = (lambda p: ["-m", "cProfile", "-o", f"{args.profile}/server-{p}.prof"]
+               ) if args.profile else (lambda p: [])
+    procs = [start([sys.executable, *profile(p), "-m", "uvicorn", "app.main:create_app",
+                    "--factory",
                     "--host", "127.0.0.1", "--port", str(p), "--no-access-log",
                     "--log-level", "warning", "--loop", "uvloop", "--ws", "websockets",
                     "--backlog", "4096", "--ws-per-message-deflate", "false"],
@@ -791,6 +807,7 @@ def summary(args: argparse.Namespace, m: Stats, b: Stats, client_cpu: float,
         "moves_per_s": round(m.served / max(m.seconds, 1e-9), 1),
         "p50_ms": round(pct(m.latencies, .5), 2), "p99_ms": round(p99, 2),
         "served_ratio": round(m.served / max(m.offered, 1), 4),
+        "redis_round_trips_per_move": round(round_trips(m.calls) / served, 2),
         "redis_commands_per_move": round(m.commands / served, 2),
         "baseline_p99_ms": round(base_p99, 2),
         "baseline_errors": sum(b.errors.values()),
@@ -826,6 +843,8 @@ def main() -> None:
                         default="postgresql+asyncpg://postgres@127.0.0.1:5432/postgres")
     parser.add_argument("--database", default="buraco_load")
     parser.add_argument("--log-dir", default="/tmp/buraco-load")
+    parser.add_argument("--profile", default="",
+                        help="a folder: run the servers under cProfile and write there")
     args = parser.parse_args()
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 65536), hard))

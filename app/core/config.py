@@ -102,6 +102,13 @@ class Settings(BaseSettings):
     # Emotes at a table: at most this many per player per window.
     emote_limit: int = Field(default=3, ge=1)
     emote_window_seconds: int = Field(default=5, ge=1)
+    # Overload (app/tables/overload.py): past either, new tables and seats get server_busy
+    # and /readyz says not ready. 0 tables = no cap.
+    max_tables_per_process: int = Field(default=0, ge=0)
+    max_loop_lag_ms: float = Field(default=200, gt=0)
+    # A game of bots only that nobody watches ends void this long after it is left
+    # (app/tables/idle.py).
+    idle_table_check_seconds: float = Field(default=30, gt=0, le=3600)
 
     # Economy.
     starting_coins: int = Field(default=50_000, ge=0)

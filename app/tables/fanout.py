@@ -34,6 +34,7 @@ from app.rules.ruleset import RuleSet, ruleset_from_dict
 from app.rules.serialize import event_from_dict
 from app.rules.views import redact, view_for
 from app.tables.cache import GAP, TableCache
+from app.tables.idle import schedule_idle_check
 from app.tables.meta import TableMeta
 from app.tables.store import channel_table
 
@@ -117,6 +118,9 @@ class Hub:
                     await self.pubsub.unsubscribe(channel)
                 if self.table_cache is not None and table_id is not None:
                     self.table_cache.drop(table_id)  # no longer in step: forget it
+                if self.service is not None and table_id is not None:
+                    with contextlib.suppress(Exception):  # the last viewer here left
+                        await schedule_idle_check(self.service, table_id)
 
     async def _run(self) -> None:
         await self._subscribe_private()

@@ -17,6 +17,7 @@ from app.social.routes_prefs import LangDep
 from app.tables import lobby
 from app.tables.archive import load_game, verify
 from app.tables.meta import MIN_BET, TableMeta
+from app.tables.overload import refuse_when_saturated
 from app.tables.personal import equipped, localized
 from app.tables.protocol import REDIS_UNAVAILABLE, server_busy
 from app.tables.schemas import (
@@ -66,13 +67,15 @@ def get_tables(conn: HTTPConnection) -> TableService:
 
 
 TablesDep = Annotated[TableService, Depends(get_tables)]
+BUSY = [Depends(refuse_when_saturated)]  # a saturated process takes no new tables or seats
 
 
 def display_name(user: User) -> str:
     return user.nickname or user.username or f"#{user.id}"
 
 
-@router.post("/tables", status_code=status.HTTP_201_CREATED, response_model=TableOut)
+@router.post("/tables", status_code=status.HTTP_201_CREATED, response_model=TableOut,
+             dependencies=BUSY)
 async def create_table(
     body: CreateTableIn, user: CurrentUser, svc: TablesDep, db: DbDep, lang: LangDep
 ) -> dict[str, Any]:
@@ -110,7 +113,7 @@ async def get_table(
     return localized(meta.public_with_clock(), lang)
 
 
-@router.post("/tables/{table_id}/sit", response_model=SeatTakenOut)
+@router.post("/tables/{table_id}/sit", response_model=SeatTakenOut, dependencies=BUSY)
 async def sit(
     table_id: str, body: SitIn, user: CurrentUser, svc: TablesDep, db: DbDep
 ) -> dict[str, Any]:
@@ -156,7 +159,7 @@ async def invite(
     return {"table": table_id, "invited": ids}
 
 
-@router.post("/quickplay", response_model=TableOut)
+@router.post("/quickplay", response_model=TableOut, dependencies=BUSY)
 async def quickplay(
     body: QuickplayIn, user: CurrentUser, svc: TablesDep, db: DbDep, lang: LangDep
 ) -> dict[str, Any]:
@@ -166,7 +169,8 @@ async def quickplay(
     return localized(meta.public(), lang)
 
 
-@router.post("/challenges", status_code=status.HTTP_201_CREATED, response_model=TableOut)
+@router.post("/challenges", status_code=status.HTTP_201_CREATED, response_model=TableOut,
+             dependencies=BUSY)
 async def challenge(
     body: ChallengeIn, user: CurrentUser, svc: TablesDep, db: DbDep, lang: LangDep
 ) -> dict[str, Any]:
@@ -188,7 +192,7 @@ async def challenge(
     return localized(meta.public(), lang)
 
 
-@router.post("/challenges/{table_id}/accept", response_model=SeatTakenOut)
+@router.post("/challenges/{table_id}/accept", response_model=SeatTakenOut, dependencies=BUSY)
 async def accept_challenge(
     table_id: str, user: CurrentUser, svc: TablesDep, db: DbDep
 ) -> dict[str, Any]:

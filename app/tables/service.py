@@ -34,6 +34,7 @@ from app.rules.state import DRAW, PLAY, State, initial_state, next_first
 from app.tables.botplay import BotPlayer, fallback
 from app.tables.cache import TableCache
 from app.tables.hooks import FreeTables, GameResult, TableHooks
+from app.tables.idle import check_idle, schedule_idle_check
 from app.tables.meta import BOT_STRENGTHS, BotStrength, HandFairness, TableMeta
 from app.tables.store import (
     LOBBY_CHANNEL,
@@ -337,6 +338,8 @@ class TableService:
                 await self.recover_start(table_id)
             elif kind in self.timer_handlers:
                 await self.timer_handlers[kind](table_id, arg)
+            elif kind == "idle":
+                await check_idle(self, table_id)
         except AppError as exc:
             if exc.status != 404:
                 log.info("timer %s: %s", member, exc.code)
@@ -467,6 +470,7 @@ class TableService:
                 continue
             swept += 1
             for table_id, user_id, left in await self.store.drop_process(proc):
+                await schedule_idle_check(self, table_id)  # its viewers went with it
                 if left > 0:
                     continue
                 try:

@@ -1,6 +1,10 @@
-"""The deadline loop: every process polls the shared sorted set of deadlines and runs the
+"""The deadline loop: every process polls the shared sorted sets of deadlines and runs the
 ones it manages to claim (ZREM answers 1 to exactly one process), so a turn clock, a
-bot's move or a grace period survives the death of the process that set it."""
+bot's move or a grace period survives the death of the process that set it.
+
+The liveness heartbeat is a task of its own (``Heartbeat``) that only renews the
+process's entry: a loop busy with moves, timers or a sweep still beats in time, so a
+saturated process is never taken for dead."""
 
 from __future__ import annotations
 
@@ -25,8 +29,8 @@ class TimerLoop:
         self.task: asyncio.Task[None] | None = None
         self.running: set[asyncio.Task[None]] = set()
         self.stopping = False
-        self.next_beat = 0.0
-        self.registered = False  # a first heartbeat was written
+        self.next_sweep = 0.0
+        self.heartbeat = Heartbeat(svc)
         svc.kick = self.kick
 
     def kick(self, member: str, at: float) -> None:
@@ -40,22 +44,19 @@ class TimerLoop:
 
     async def start(self) -> None:
         try:
-            await self.beat()  # before any socket of ours is counted
+            await self.heartbeat.beat()  # before any socket of ours is counted
         except Exception:  # Redis away at start: /readyz says so; the loop beats later
             log.warning("first heartbeat failed", exc_info=True)
+        self.heartbeat.start()
         self.task = asyncio.create_task(self._run(), name="timers")
 
     async def beat(self) -> None:
-        """Renew this process's heartbeat (a few times per dead-after period) and sweep the
-        processes that stopped renewing theirs."""
+        """Sweep the processes that stopped renewing their heartbeat (a few times per
+        dead-after period)."""
         now = time.time()
-        if now < self.next_beat:
+        if now < self.next_sweep:
             return
-        dead_after = self.svc.settings.process_dead_after_seconds
-        self.next_beat = now + dead_after / 4
-        if await self.svc.store.heartbeat(self.svc.proc_id, now) and self.registered:
-            await self.svc.rejoin()  # we stalled and were swept: count our sockets again
-        self.registered = True
+        self.next_sweep = now + self.svc.settings.process_dead_after_seconds / 4
         await self.svc.sweep_dead_processes()
 
     async def stop(self) -> None:
@@ -63,6 +64,7 @@ class TimerLoop:
         # that arrives just as the event it waits on is set.
         self.stopping = True
         self.wake.set()
+        await self.heartbeat.stop()
         if self.task:
             self.task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -97,3 +99,40 @@ class TimerLoop:
                 task.add_done_callback(self.running.discard)
                 fired += 1
         return fired
+
+
+class Heartbeat:
+    """Renews this process's liveness entry a few times per dead-after period and does
+    nothing else, so it costs one ZADD and never waits behind timers or sweeps."""
+
+    def __init__(self, svc: TableService) -> None:
+        self.svc = svc
+        self.task: asyncio.Task[None] | None = None
+        self.registered = False  # a first heartbeat was written
+        self.beats = 0
+
+    async def beat(self) -> None:
+        if await self.svc.store.heartbeat(self.svc.proc_id, time.time()) and self.registered:
+            await self.svc.rejoin()  # we stalled and were swept: count our sockets again
+        self.registered = True
+        self.beats += 1
+
+    def start(self) -> None:
+        self.task = asyncio.create_task(self._run(), name="heartbeat")
+
+    async def stop(self) -> None:
+        if self.task:
+            self.task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self.task
+
+    async def _run(self) -> None:
+        interval = self.svc.settings.process_dead_after_seconds / 4
+        while True:
+            await asyncio.sleep(interval)
+            try:
+                await self.beat()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.warning("heartbeat failed", exc_info=True)

@@ -1,0 +1,84 @@
+"""Graceful overload: a saturated process stops taking on new tables before the ones it
+serves slow down, and says so to the balancer (``/readyz``); its liveness heartbeat runs
+on its own so that a busy process is never swept as dead.
+
+Saturated means either of:
+
+* the event loop lags: a task that sleeps ``PROBE_SECONDS`` measures how late it wakes
+  (a moving average); past ``settings.max_loop_lag_ms`` the loop is behind its work;
+* it serves ``settings.max_tables_per_process`` tables (0: no cap), counted as the
+  table channels its sockets hold.
+
+While saturated, creating a table, sitting down and quick play answer ``server_busy``
+(503, Retry-After); moves at the tables it already serves go on. The heartbeat runs in
+a task of its own (``timers.Heartbeat``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from typing import TYPE_CHECKING
+
+from starlette.requests import HTTPConnection
+
+from app.core.config import Settings
+from app.tables.protocol import server_busy
+from app.tables.store import channel_table
+
+if TYPE_CHECKING:
+    from app.tables.fanout import Hub
+
+log = logging.getLogger("app.tables.overload")
+
+PROBE_SECONDS = 0.1
+SMOOTHING = 0.2  # weight of the newest lag in the moving average
+
+
+class Saturation:
+    """This process's load, sampled by a cheap task."""
+
+    def __init__(self, settings: Settings, hub: Hub) -> None:
+        self.settings = settings
+        self.hub = hub
+        self.lag_ms = 0.0
+        self.task: asyncio.Task[None] | None = None
+
+    def tables(self) -> int:
+        return sum(1 for channel in self.hub.listeners if channel_table(channel) is not None)
+
+    def reason(self) -> str | None:
+        """Why this process takes no new tables now, or None."""
+        cap = self.settings.max_tables_per_process
+        if cap and self.tables() >= cap:
+            return f"serving {self.tables()} tables (cap {cap})"
+        if self.lag_ms > self.settings.max_loop_lag_ms:
+            return f"event loop {self.lag_ms:.0f} ms behind"
+        return None
+
+    async def start(self) -> None:
+        self.task = asyncio.create_task(self._probe(), name="loop-lag")
+
+    async def stop(self) -> None:
+        if self.task:
+            self.task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.task
+
+    async def _probe(self) -> None:
+        while True:
+            start = time.perf_counter()
+            await asyncio.sleep(PROBE_SECONDS)
+            late = (time.perf_counter() - start - PROBE_SECONDS) * 1000
+            self.lag_ms += SMOOTHING * (max(0.0, late) - self.lag_ms)
+
+
+def refuse_when_saturated(conn: HTTPConnection) -> None:
+    """A route dependency: no new tables or seats on a saturated process."""
+    saturation: Saturation | None = getattr(conn.app.state, "saturation", None)
+    reason = saturation.reason() if saturation is not None else None
+    if reason is not None:
+        log.warning("refusing a new table or seat: %s", reason)
+        raise server_busy()
