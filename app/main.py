@@ -12,7 +12,7 @@ from fastapi.responses import HTMLResponse
 
 from app import native
 from app.api import restart, ws
-from app.api.openapi import operation_id
+from app.api.openapi import install_openapi, operation_id
 from app.api.routes import health
 from app.api.routes import metrics as metrics_routes
 from app.api.static import ClientFiles
@@ -142,6 +142,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         generate_unique_id_function=operation_id,  # readable operation ids: create_table
     )
     app.state.settings = settings
+    install_openapi(app)
     install_error_handlers(app)
     # Outermost last: headers on every answer, then the log, then the request guards.
     app.add_middleware(NulGuard)

@@ -9,11 +9,14 @@ chat, line breaks and tabs become spaces and the emoji joiners (ZWJ, ZWNJ) are a
 
 from __future__ import annotations
 
+import functools
+import sys
 import unicodedata
 from dataclasses import dataclass
 from typing import Annotated, Any
 
-from pydantic import Field, GetCoreSchemaHandler
+from pydantic import Field, GetCoreSchemaHandler, GetJsonSchemaHandler
+from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import core_schema
 
 REFUSED_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co"})
@@ -34,6 +37,34 @@ def clean_text(value: str, *, multiline: bool = False) -> str:
     return text.strip()
 
 
+@functools.cache
+def schema_pattern(multiline: bool) -> str:
+    """The JSON Schema ``pattern`` of such text: none of the characters ``clean_text``
+    refuses, nor unassigned ones, nor those NFKC writes as several (a string of them could
+    outgrow its limit once normalised). Tighter than the check itself, never looser, so
+    a request valid by the schema is accepted (tests/ops/test_schemathesis_api.py)."""
+    allowed = _CHAT_SPACES | _CHAT_JOINERS if multiline else frozenset()
+    ranges: list[tuple[int, int]] = []
+    for cp in range(sys.maxunicode + 1):
+        c = chr(cp)
+        if c in allowed or (unicodedata.category(c) not in _SCHEMA_REFUSED
+                            and len(unicodedata.normalize("NFKC", c)) == 1):
+            continue
+        if ranges and ranges[-1][1] == cp - 1:
+            ranges[-1] = (ranges[-1][0], cp)
+        else:
+            ranges.append((cp, cp))
+    return "^[^" + "".join(_escape(a) + ("" if a == b else "-" + _escape(b))
+                           for a, b in ranges) + "]*$"
+
+
+_SCHEMA_REFUSED = REFUSED_CATEGORIES | {"Cn"}
+
+
+def _escape(cp: int) -> str:
+    return f"\\u{cp:04x}" if cp <= 0xFFFF else f"\\U{cp:08x}"
+
+
 @dataclass(frozen=True, slots=True)
 class Clean:
     """``Annotated[str, Clean(40)]``: clean_text, then the length limit re-checked on the
@@ -45,6 +76,10 @@ class Clean:
     def __get_pydantic_core_schema__(self, source: Any,
                                      handler: GetCoreSchemaHandler) -> core_schema.CoreSchema:
         return core_schema.no_info_after_validator_function(self._check, handler(source))
+
+    def __get_pydantic_json_schema__(self, schema: core_schema.CoreSchema,
+                                     handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+        return {**handler(schema), "pattern": schema_pattern(self.multiline)}
 
     def _check(self, value: str) -> str:
         text = clean_text(value, multiline=self.multiline)

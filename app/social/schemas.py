@@ -8,6 +8,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.core.text import ChatText
+from app.social.i18n import LANGUAGES
 
 BIG = 2**53 - 1  # the largest integer JSON carries exactly (2**62 arrived as 2**62+96)
 Relation = Literal["self", "friends", "request_sent", "request_received", "none"]
@@ -116,7 +117,10 @@ class ChatOut(BaseModel):
 class LanguageIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    language: str = Field(min_length=2, max_length=8)
+    # The schema lists ours; any other value is refused as unknown_language (not a bare
+    # validation error), so the client can say which languages there are.
+    language: str = Field(min_length=2, max_length=8,
+                          json_schema_extra={"enum": list(LANGUAGES)})
 
 
 class LanguageOut(BaseModel):

@@ -7,7 +7,7 @@ without a second edit here; OpenAPI still names and types every field listed."""
 from __future__ import annotations
 
 from dataclasses import fields
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -165,6 +165,42 @@ class HandOut(_Out):
     deal: dict[str, Any] | None = None
     salt: str | None = None
     revealed: bool | None = None
+
+
+class RematchOut(_Out):
+    """A rematch offer (also pushed as the ``rematch`` message, docs/protocol.md)."""
+
+    type: Literal["rematch"]
+    table: str
+    state: Literal["none", "open", "starting", "started", "declined", "expired", "failed"]
+    accepted: list[int]
+    waiting: list[int]
+    deadline: float | None = None
+    new_table: str | None = None
+    code: str | None = None
+    by: dict[str, Any] | None = None
+
+
+class InvitationDeclinedOut(_Out):
+    table: str
+    declined: bool
+
+
+class LockOut(_Out):
+    locked: bool
+    missing: list[Literal["level", "credits"]]
+    needs: dict[str, int]
+
+
+class OptionsOut(_Out):
+    """What "Crear partida" may offer this player, and what a locked option needs."""
+
+    level: int
+    xp: int
+    next_level_xp: int | None = None
+    credits: int
+    options: dict[str, LockOut]
+    challenge: dict[str, Any]
 
 
 class TableOut(_Out):
