@@ -24,6 +24,7 @@ class Seat(BaseModel):
     connected: bool = True
     timeouts: int = 0  # turn timeouts in a row
     abandoned: bool = False  # the person left; a bot plays the seat
+    grace_until: float | None = None  # no socket: a bot takes over at this time
 
 
 class HandFairness(BaseModel):
