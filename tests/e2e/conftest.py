@@ -88,6 +88,34 @@ def _e2e_urls(pg_url: str, redis_url: str) -> tuple[str, str]:
     return db_url, f"{base}/{other}"
 
 
+def _server_env(base: str, db_url: str, redis_url: str, dist: Path, var: Path,
+                ) -> dict[str, str]:
+    return {
+        **os.environ,
+        "BURACO_ENV": "test",
+        "BURACO_DATABASE_URL": db_url,
+        "BURACO_REDIS_URL": redis_url,
+        "BURACO_FRONTEND_DIR": str(dist),
+        "BURACO_VAR_DIR": str(var),
+        "BURACO_BOT_DELAY_SECONDS": "0.05",
+        "BURACO_SPECIAL_TABLE_LEVEL": "1",  # a new guest may open a private table
+        "BURACO_WS_ALLOWED_ORIGINS": base,
+        "BURACO_SIGNUP_LIMIT_PER_IP": "100000",
+        "BURACO_LOGIN_LIMIT_PER_IP": "100000",
+        "BURACO_TURN_SECONDS": "120",
+    }
+
+
+def _serve(env: dict[str, str], port: int, var: Path) -> Iterator[str]:
+    base = f"http://127.0.0.1:{port}"
+    proc = start_uvicorn(port, env, ROOT, var / "server.log")
+    try:
+        wait_ready(proc, f"{base}/healthz", var / "server.log", time.monotonic() + 30)
+        yield base
+    finally:
+        stop_process(proc)
+
+
 @pytest.fixture(scope="package")
 def server(
     pg_url: str, redis_url: str, frontend_dist: Path, tmp_path_factory: pytest.TempPathFactory
@@ -102,28 +130,24 @@ def server(
     client.flushdb()
     client.close()
     port = free_port()
-    base = f"http://127.0.0.1:{port}"
     var = tmp_path_factory.mktemp("e2e-var")
-    env = {
-        **os.environ,
-        "BURACO_ENV": "test",
-        "BURACO_DATABASE_URL": db_url,
-        "BURACO_REDIS_URL": e2e_redis,
-        "BURACO_FRONTEND_DIR": str(frontend_dist),
-        "BURACO_VAR_DIR": str(var),
-        "BURACO_BOT_DELAY_SECONDS": "0.05",
-        "BURACO_SPECIAL_TABLE_LEVEL": "1",  # a new guest may open a private table
-        "BURACO_WS_ALLOWED_ORIGINS": base,
-        "BURACO_SIGNUP_LIMIT_PER_IP": "100000",
-        "BURACO_LOGIN_LIMIT_PER_IP": "100000",
-        "BURACO_TURN_SECONDS": "120",
-    }
-    proc = start_uvicorn(port, env, ROOT, var / "server.log")
-    try:
-        wait_ready(proc, f"{base}/healthz", var / "server.log", time.monotonic() + 30)
-        yield base
-    finally:
-        stop_process(proc)
+    env = _server_env(f"http://127.0.0.1:{port}", db_url, e2e_redis, frontend_dist, var)
+    yield from _serve(env, port, var)
+
+
+@pytest.fixture(scope="package")
+def short_grace_server(
+    server: str, pg_url: str, redis_url: str, frontend_dist: Path,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[str]:
+    """A second process on the same database and Redis whose disconnect grace period is
+    3 seconds (presence tests); yields its base URL."""
+    db_url, e2e_redis = _e2e_urls(pg_url, redis_url)
+    port = free_port()
+    var = tmp_path_factory.mktemp("e2e-grace")
+    env = _server_env(f"http://127.0.0.1:{port}", db_url, e2e_redis, frontend_dist, var)
+    env["BURACO_DISCONNECT_GRACE_SECONDS"] = "3"
+    yield from _serve(env, port, var)
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ import { toast, coinIcon } from "../ui";
 import { createTableDialog, presetName } from "./createTable";
 import { chatPanel, type ChatPanel } from "./chat";
 import { challengeDialog } from "./social";
-import type { View } from "../main";
+import type { View } from "../view";
 
 const QUICK_KEY = "buraco.quick";
 

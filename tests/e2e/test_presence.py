@@ -1,0 +1,95 @@
+"""Presence at the table, between two real browsers on a server whose grace period is 3
+seconds: when one player closes the tab the other sees the seat "away" (with the grace
+period counting down) within 2 seconds, then the bot takeover announced; a player who
+leaves through the app's own dialog is announced as having left."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.e2e.helpers import as_guest
+
+ES = json.loads((Path(__file__).resolve().parents[2] / "frontend/src/i18n/es.json").read_text())
+RULES = {"hand_size": 11, "muertos": 0, "stock_end": 20}
+
+
+@pytest.fixture
+def grace_context(browser: Any, short_grace_server: str) -> Iterator[Any]:
+    contexts: list[Any] = []
+
+    def make(width: int = 1280, height: int = 800) -> Any:
+        ctx = browser.new_context(base_url=short_grace_server,
+                                  viewport={"width": width, "height": height})
+        ctx.set_default_timeout(15000)
+        contexts.append(ctx)
+        return ctx
+
+    yield make
+    for ctx in contexts:
+        ctx.close()
+
+
+def two_player_game(make: Any) -> tuple[Any, Any, Any, str]:
+    """Ana opens a table, Bea sits; both pages show the game. Returns (ana, bea's context,
+    bea, table id)."""
+    ana = make().new_page()
+    as_guest(ana)
+    tid = ana.evaluate("""async (rules) => {
+      const r = await fetch('/api/tables', { method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ name: 'Presencia', players: 2, rules }) });
+      return (await r.json()).id;
+    }""", RULES)
+    ana.goto(f"/#/table/{tid}")
+    ana.wait_for_selector("#wait-title")
+    bea_ctx = make()
+    bea = bea_ctx.new_page()
+    as_guest(bea)
+    bea.evaluate("async (tid) => { await fetch(`/api/tables/${tid}/sit`, { method: 'POST',"
+                 " headers: { 'Content-Type': 'application/json' }, body: '{}' }); }", tid)
+    bea.goto(f"/#/table/{tid}")
+    for page in (ana, bea):
+        page.wait_for_selector("#hand .card")
+    return ana, bea_ctx, bea, tid
+
+
+def toasts(page: Any) -> list[str]:
+    return page.eval_on_selector_all(".toast", "els => els.map(e => e.textContent)")
+
+
+def test_closed_tab_is_shown_away_then_a_bot_takes_over(grace_context, artifacts) -> None:
+    ana, bea_ctx, bea, _ = two_player_game(grace_context)
+    bea_name = bea.evaluate("() => window.__buraco.app.me.nickname")
+    closed = time.monotonic()
+    bea_ctx.close()
+    ana.wait_for_selector(".seat .tag.warn[data-away]", timeout=2000)
+    assert time.monotonic() - closed < 2.5
+    away = ana.text_content(".seat .tag.warn[data-away]") or ""
+    assert away.startswith(ES["table.awayFor"].split("{")[0]), away
+    assert any(bea_name in t and "bot" in t for t in toasts(ana)), toasts(ana)
+    ana.screenshot(path=str(artifacts / "table-away.png"))
+    why = ES["takeover.grace_over"]
+    ana.wait_for_function(f"() => [...document.querySelectorAll('.move-log li')]"
+                          f".some(li => li.textContent.includes({json.dumps(why)}))", timeout=8000)
+    assert ana.locator(".seat .tag.warn[data-away]").count() == 0
+    assert ana.locator(".opponents .seat .tag.bot").count() == 1
+
+
+def test_leaving_asks_in_the_app_dialog_and_is_announced(grace_context) -> None:
+    ana, _, bea, _ = two_player_game(grace_context)
+    bea.click("#leave")
+    bea.wait_for_selector("#confirm-ok")  # the app's dialog, not the browser's confirm()
+    bea.click("#confirm-cancel")
+    assert bea.locator("#hand .card").count() > 0  # cancelled: still playing
+    bea.click("#leave")
+    bea.click("#confirm-ok")
+    bea.wait_for_selector("#play-now")
+    why = ES["takeover.abandon"]
+    ana.wait_for_function(f"() => [...document.querySelectorAll('.toast, .move-log li')]"
+                          f".some(e => e.textContent.includes({json.dumps(why)}))", timeout=5000)
