@@ -100,8 +100,10 @@ function headView(s: Screen, a: Actions): VNode<any> {
         "aria-controls": "table-side", "aria-label": t("table.side"), title: t("table.side"),
         onclick: () => { s.sideOpen = !s.sideOpen; a.repaint(); },
       }, icon("chat")),
-      h("button", { type: "button", class: "btn ghost small", id: "leave", onclick: a.leave },
-        t(s.seat !== null && m.status === "playing" ? "table.leave" : "table.backToLobby"))));
+      h("button", {
+        type: "button", class: "btn ghost small", id: "leave", onclick: a.leave,
+        title: t(s.seat !== null && m.status === "playing" ? "table.leave" : "table.backToLobby"),
+      }, icon("exit"), h("span", { class: "lbl" }, t(s.seat !== null && m.status === "playing" ? "table.leave" : "table.backToLobby")))));
 }
 
 // Small line icons drawn as SVG paths (no icon font, no emoji font needed).
@@ -112,6 +114,7 @@ const ICONS: Record<string, string> = {
   fast: "M3 6l7 6-7 6z M12 6l7 6-7 6z",
   still: "M6 5h4v14H6z M14 5h4v14h-4z",
   chat: "M4 5h16v10H9l-5 4z",
+  exit: "M14 4h5v16h-5 M10 8l-4 4 4 4 M6 12h10",
 };
 
 function icon(name: string): VNode<any> {
