@@ -14,7 +14,7 @@ from app.rules.errors import RuleViolation
 from app.rules.ruleset import PRESET_PLAYERS, make_ruleset
 from app.rules.state import State
 from app.social.presence import online_ids
-from app.tables.meta import MIN_BET, Seat, TableMeta
+from app.tables.meta import MIN_BET, BotStrength, Seat, TableMeta
 from app.tables.schemas import CreateTableIn
 from app.tables.service import Change, TableService, table_record
 from app.tables.store import PLAYING_KEY
@@ -32,8 +32,9 @@ async def visible_table(svc: TableService, table_id: str, user_id: int) -> Table
     return meta
 
 
-def bot_seat(i: int) -> Seat:
-    return Seat(user_id=None, name=f"Bot {BOT_NAMES[i % len(BOT_NAMES)]}", bot=True)
+def bot_seat(i: int, strength: BotStrength = "normal") -> Seat:
+    return Seat(user_id=None, name=f"Bot {BOT_NAMES[i % len(BOT_NAMES)]}", bot=True,
+                bot_strength=strength)
 
 
 def _new_id() -> str:
@@ -240,18 +241,18 @@ async def quick_lock(svc: TableService, preset: str, players: int) -> AsyncItera
 
 async def quickplay(
     svc: TableService, user_id: int, name: str, preset: str, players: int,
-    bots_after: float | None,
+    bots_after: float | None, strength: BotStrength = "normal",
 ) -> TableMeta:
     """Sit at the oldest waiting public table of that modality at the minimum bet, or
     open one and wait (optionally filling empty seats with bots after ``bots_after``).
     Search and sit-or-create run under the modality's lock (``quick_lock``)."""
     async with quick_lock(svc, preset, players):
-        return await _quickplay(svc, user_id, name, preset, players, bots_after)
+        return await _quickplay(svc, user_id, name, preset, players, bots_after, strength)
 
 
 async def _quickplay(
     svc: TableService, user_id: int, name: str, preset: str, players: int,
-    bots_after: float | None,
+    bots_after: float | None, strength: BotStrength,
 ) -> TableMeta:
     candidates = await list_tables(svc, {"preset": preset, "players": players,
                                          "min_bet": MIN_BET, "max_bet": MIN_BET})
@@ -269,7 +270,7 @@ async def _quickplay(
     body = CreateTableIn(name=QUICK_NAME, preset=preset, players=players, bet=MIN_BET)
     meta = await create_table(svc, user_id, name, body, kind="quick")
     if bots_after is not None:
-        member = f"quick|{meta.id}|0"
+        member = f"quick|{meta.id}|{strength}"  # the bots' strength rides on the timer
         # The wait is for someone who might come: with nobody else online, bots at once.
         others = set(await online_ids(svc.redis)) - {user_id}
         at = time.time() + (bots_after if others else 0)

@@ -15,6 +15,9 @@ GameId = NewType("GameId", str)
 
 Status = Literal["waiting", "starting", "playing", "finished", "closed"]
 MIN_BET = 6_000
+# How strong a bot plays (docs/bots.md); the names are part of the protocol.
+BotStrength = Literal["easy", "normal", "strong"]
+BOT_STRENGTHS: tuple[BotStrength, ...] = ("easy", "normal", "strong")
 
 
 class Seat(BaseModel):
@@ -25,6 +28,12 @@ class Seat(BaseModel):
     timeouts: int = 0  # turn timeouts in a row
     abandoned: bool = False  # the person left; a bot plays the seat
     grace_until: float | None = None  # no socket: a bot takes over at this time
+    bot_strength: BotStrength | None = None  # a bot seat's strength (None for a person)
+
+    @property
+    def strength(self) -> BotStrength:
+        """How the bot playing this seat plays (a person's abandoned seat: normal)."""
+        return self.bot_strength or "normal"
 
 
 class HandFairness(BaseModel):
@@ -113,7 +122,8 @@ class TableMeta(BaseModel):
             "status": self.status, "target_score": self.target_score,
             "free_seats": len(self.free_seats()), "created_at": self.created_at,
             "seats": [
-                None if s is None else {"name": s.name, "bot": s.bot, "user_id": s.user_id}
+                None if s is None else {"name": s.name, "bot": s.bot, "user_id": s.user_id,
+                                        "bot_strength": s.bot_strength}
                 for s in self.seats
             ],
         }

@@ -17,7 +17,14 @@ from app.tables import lobby
 from app.tables.archive import load_game, verify
 from app.tables.meta import MIN_BET, TableMeta
 from app.tables.protocol import REDIS_UNAVAILABLE, server_busy
-from app.tables.schemas import ChallengeIn, CreateTableIn, InviteIn, QuickplayIn, SitIn
+from app.tables.schemas import (
+    BotsIn,
+    ChallengeIn,
+    CreateTableIn,
+    InviteIn,
+    QuickplayIn,
+    SitIn,
+)
 from app.tables.service import Change, TableService, table_record
 from app.users.models import User
 from app.users.repository import get_user_by_username
@@ -105,8 +112,10 @@ async def leave(table_id: str, user: CurrentUser, svc: TablesDep) -> dict[str, A
 
 
 @router.post("/tables/{table_id}/bots")
-async def fill_bots(table_id: str, user: CurrentUser, svc: TablesDep) -> dict[str, Any]:
-    await svc.fill_with_bots(table_id, user.id)
+async def fill_bots(table_id: str, user: CurrentUser, svc: TablesDep,
+                    body: BotsIn | None = None) -> dict[str, Any]:
+    """The host seats bots of the chosen strength (the body is optional: normal)."""
+    await svc.fill_with_bots(table_id, user.id, (body or BotsIn()).bot_strength)
     return (await svc.load(table_id))[1].public()
 
 
@@ -129,7 +138,7 @@ async def invite(
 @router.post("/quickplay")
 async def quickplay(body: QuickplayIn, user: CurrentUser, svc: TablesDep) -> dict[str, Any]:
     meta = await lobby.quickplay(svc, user.id, display_name(user), body.preset, body.players,
-                                 body.bots_after_seconds)
+                                 body.bots_after_seconds, body.bot_strength)
     return meta.public()
 
 

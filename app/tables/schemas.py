@@ -7,7 +7,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from app.rules.ruleset import PRESETS
-from app.tables.meta import MIN_BET
+from app.tables.meta import MIN_BET, BotStrength
 
 MAX_BET = 1_000_000_000
 
@@ -46,8 +46,13 @@ class QuickplayIn(_Strict):
     preset: str = "cerrado"
     players: int = Field(default=2, ge=2, le=4)
     bots_after_seconds: float | None = Field(default=None, ge=0, le=600)
+    bot_strength: BotStrength = "normal"
 
     _check_preset = field_validator("preset")(classmethod(lambda cls, v: _preset_ok(v)))
+
+
+class BotsIn(_Strict):
+    bot_strength: BotStrength = "normal"
 
 
 class InviteIn(_Strict):

@@ -23,7 +23,6 @@ from redis.asyncio import Redis
 from app.core.config import Settings
 from app.core.errors import AppError
 from app.rules import commands as C
-from app.rules.bots import GreedyBot
 from app.rules.deal import deal_commitment, deal_to_dict, random_deal
 from app.rules.engine import apply
 from app.rules.errors import RuleViolation
@@ -31,9 +30,10 @@ from app.rules.events import Discarded, Drew, Event, HandEnded
 from app.rules.ruleset import ruleset_from_dict
 from app.rules.serialize import event_to_dict, state_from_dict, state_to_dict
 from app.rules.state import DRAW, PLAY, State, initial_state, next_first
+from app.tables.botplay import bot_for
 from app.tables.cache import TableCache
 from app.tables.hooks import FreeTables, GameResult, TableHooks
-from app.tables.meta import HandFairness, TableMeta
+from app.tables.meta import BOT_STRENGTHS, BotStrength, HandFairness, TableMeta
 from app.tables.store import (
     LOBBY_CHANNEL,
     PLAYING_KEY,
@@ -319,8 +319,9 @@ class TableService:
                 await self._away(table_id, arg)
             elif kind == "finish":
                 await self.finish(table_id)
-            elif kind == "quick":
-                await self.fill_with_bots(table_id, None)
+            elif kind == "quick":  # arg: the bots' strength ("0" from older versions)
+                strength = arg if arg in BOT_STRENGTHS else "normal"
+                await self.fill_with_bots(table_id, None, strength)
             elif kind == "starting":
                 await self._recover_start(table_id)
         except AppError as exc:
@@ -361,7 +362,7 @@ class TableService:
             seat = meta.seats[state.turn]
             if seat is None or not (seat.bot or seat.abandoned):
                 return Change()
-            command = GreedyBot().choose(state, state.turn)
+            command = bot_for(seat.strength).choose(state, state.turn)
             events, new = apply(state, state.turn, command)
             return self.game_change(meta, state, events, new, touched=False)
 
@@ -586,7 +587,8 @@ class TableService:
         await self.store.expire(table_id)
         await self.after_table_change(meta)
 
-    async def fill_with_bots(self, table_id: str, host: int | None) -> None:
+    async def fill_with_bots(self, table_id: str, host: int | None,
+                             strength: BotStrength = "normal") -> None:
         def decide(v: int, meta: TableMeta, state: State | None) -> Change:
             if host is not None and meta.host != host:
                 raise AppError("not_host", "Only the host can do that.", 403)
@@ -596,7 +598,7 @@ class TableService:
             from app.tables.lobby import bot_seat  # a small cycle: lobby builds on us
 
             for i in meta.free_seats():
-                meta.seats[i] = bot_seat(i)
+                meta.seats[i] = bot_seat(i, strength)
             return Change(meta=meta, records=[table_record("bots_seated", meta)])
 
         await self.mutate(table_id, decide)

@@ -9,7 +9,7 @@ import secrets
 import redis
 
 from app.social.presence import PRESENCE_KEY
-from tests.tables.harness import Player, Server
+from tests.tables.harness import Player, Server, create_table
 
 
 async def test_quick_play_pairs_two_players(servers: list[Server]) -> None:
@@ -192,3 +192,44 @@ async def test_games_in_progress_are_listed_for_spectators(servers: list[Server]
     finally:
         await a.aclose()
         await b.aclose()
+
+
+async def test_bots_carry_the_chosen_strength(servers: list[Server]) -> None:
+    """Quick play and "fill with bots" take ``bot_strength`` (default normal); every bot
+    seat in the meta sent to clients carries it; a bad value is a 422 naming the field."""
+    a = await Player.guest(servers[0].base)
+    try:
+        await a.connect(servers[0].ws_url)
+        bad = await a.http.post("/api/quickplay", json={"preset": "cerrado", "players": 4,
+                                                        "bot_strength": "godlike"})
+        error = bad.json()["error"]
+        assert bad.status_code == 422 and error["code"] == "validation_error"
+        assert "bot_strength" in error["message"] and "'strong'" in error["message"]
+        r = await a.http.post("/api/quickplay", json={"preset": "burraco", "players": 2,
+                                                      "bots_after_seconds": 0,
+                                                      "bot_strength": "easy"})
+        assert r.status_code == 200, r.text
+        tid = r.json()["id"]
+        await a.watch(tid)
+        await a.until(lambda: a.tables[tid].status == "playing", timeout=10)
+        seats = a.tables[tid].meta["seats"]
+        assert [s["bot_strength"] for s in seats if s["bot"]] == ["easy"]
+        assert [s["bot_strength"] for s in seats if not s["bot"]] == [None]
+        await a.http.post(f"/api/tables/{tid}/leave")
+
+        table = await create_table(a, preset="cerrado", players=4)
+        for body, code in (({"bot_strength": "hard"}, 422), ({"strength": "easy"}, 422)):
+            r = await a.http.post(f"/api/tables/{table['id']}/bots", json=body)
+            assert r.status_code == code, r.text
+        r = await a.http.post(f"/api/tables/{table['id']}/bots", json={"bot_strength": "strong"})
+        assert r.status_code == 200, r.text
+        assert [s["bot_strength"] for s in r.json()["seats"] if s["bot"]] == ["strong"] * 3
+        await a.http.post(f"/api/tables/{table['id']}/leave")
+
+        table = await create_table(a, preset="cerrado", players=2)
+        r = await a.http.post(f"/api/tables/{table['id']}/bots")  # no body: normal
+        assert r.status_code == 200, r.text
+        assert [s["bot_strength"] for s in r.json()["seats"] if s["bot"]] == ["normal"]
+        await a.http.post(f"/api/tables/{table['id']}/leave")
+    finally:
+        await a.aclose()
