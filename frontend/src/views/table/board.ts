@@ -2,6 +2,7 @@
 // with the seats around it, the waiting room, the side panel (moves, chat) and the
 // end-of-hand sheet. One screen, no page scroll: see the grid in styles.css.
 import { h, type VNode } from "preact";
+import { botStrength, setBotStrength, STRENGTHS, strengthName } from "../../botStrength";
 import { toast } from "../../ui";
 import { fmt } from "../../dom";
 import { sameCards, teamOf, type GameView, type HandResult } from "../../game";
@@ -260,9 +261,15 @@ function waitingRoom(s: Screen, a: Actions): VNode<any> {
       h("li", { key: i, class: x ? "taken" : "free" },
         h("span", { class: "avatar small", "aria-hidden": "true", "data-raw": "" }, x ? avatarFor(undefined, x.name) : "·"),
         x ? vRaw(x.name) : h("span", { class: "muted" }, t("table.freeSeat")),
-        x?.bot ? h("span", { class: "tag tiny" }, t("table.bot")) : null))),
+        x?.bot ? h("span", { class: "tag tiny" }, t("table.bot"), x.bot_strength ? ` · ${strengthName(x.bot_strength)}` : "") : null))),
     h("div", { class: "row wrap" },
-      host && free ? h("button", { type: "button", class: "btn primary", id: "add-bots", onclick: () => a.act("bots") }, t("table.addBots")) : null,
+      host && free ? [
+        h("label", { class: "sr-only", for: "bot-strength" }, t("table.botStrength")),
+        h("select", {
+          id: "bot-strength", title: t("table.botStrength"), value: botStrength(),
+          onchange: (e: Event) => setBotStrength((e.target as HTMLSelectElement).value),
+        }, ...STRENGTHS.map((x) => h("option", { value: x }, strengthName(x)))),
+        h("button", { type: "button", class: "btn primary", id: "add-bots", onclick: () => a.act("bots", { bot_strength: botStrength() }) }, t("table.addBots"))] : null,
       s.seat === null && free && m.status === "waiting" ? h("button", { type: "button", class: "btn primary", id: "sit-here", onclick: () => a.act("sit") }, t("lobby.sit")) : null,
       s.seat !== null ? h("button", { type: "button", class: "btn", onclick: a.leave }, t("table.stand")) : null),
     host ? inviteForm(a) : null,

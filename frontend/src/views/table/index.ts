@@ -9,6 +9,7 @@ import { t, tk } from "../../i18n";
 import { socket } from "../../socket";
 import { confirmDialog, dialog, toast } from "../../ui";
 import { h } from "../../dom";
+import { botStrength } from "../../botStrength";
 import { chatPanel } from "../chat";
 import type { View } from "../../view";
 import { tableScreen, type Screen } from "./board";
@@ -297,7 +298,9 @@ export function tableView(el: HTMLElement, tableId: string): View {
 
   async function playAgain(): Promise<void> {
     try {
-      const m = await post("/api/quickplay", { preset: s.meta.preset, players: s.meta.players, bots_after_seconds: 8 });
+      const m = await post("/api/quickplay", {
+        preset: s.meta.preset, players: s.meta.players, bots_after_seconds: 8, bot_strength: botStrength(),
+      });
       location.hash = `#/table/${m.id}`;
     } catch (e) {
       toast(errorText(e), "error");

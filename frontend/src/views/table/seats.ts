@@ -2,7 +2,8 @@
 // opponents left and right; 3 or 4 individual players around the table in turn order
 // (turns go clockwise: bottom, left, top, right). Spectators sit on seat 0's side.
 import { h, type VNode } from "preact";
-import { t, tk } from "../../i18n";
+import { t } from "../../i18n";
+import { strengthName, type BotStrength } from "../../botStrength";
 import { vBack, vRaw } from "./vcards";
 import { mmss } from "./clock";
 
@@ -51,7 +52,7 @@ export function seatView(s: SeatInfo): VNode<any> {
     h("span", { class: "seat-tags" },
       s.partner ? h("span", { class: "tag tiny partner" }, t("table.partner")) : null,
       s.bot ? h("span", { class: "tag tiny bot" }, t("table.bot"),
-        s.strength ? h("span", { class: "strength" }, " · ", tk(`strength.${s.strength}`, "table.bot")) : null) : null,
+        s.strength ? h("span", { class: "strength" }, " · ", strengthName(s.strength as BotStrength)) : null) : null,
       s.awayUntil ? h("span", { class: "tag tiny warn", "data-away": s.awayUntil },
         t("table.awayFor", { s: mmss(Math.max(0, Math.ceil(s.awayUntil - s.now))) })) : null,
       s.muerto && s.muerto !== "none" ? h("span", {
