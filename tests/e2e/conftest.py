@@ -141,23 +141,24 @@ def short_grace_server(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[str]:
     """A second process on the same database and Redis whose disconnect grace period is
-    3 seconds (presence tests); yields its base URL."""
+    3 seconds and whose turns last 12 (presence and clock tests); yields its base URL."""
     db_url, e2e_redis = _e2e_urls(pg_url, redis_url)
     port = free_port()
     var = tmp_path_factory.mktemp("e2e-grace")
     env = _server_env(f"http://127.0.0.1:{port}", db_url, e2e_redis, frontend_dist, var)
     env["BURACO_DISCONNECT_GRACE_SECONDS"] = "3"
+    env["BURACO_TURN_SECONDS"] = "12"
     yield from _serve(env, port, var)
 
 
-@pytest.fixture
-def new_context(browser: object, server: str) -> Iterator[object]:
-    """Make browser contexts (separate cookie jars = separate players); closed after."""
+def _contexts(browser: object, base: str) -> Iterator[object]:
+    """A maker of browser contexts on `base` (separate cookie jars = separate players),
+    closed after the test."""
     contexts = []
 
     def make(width: int = 1280, height: int = 860, **kwargs: object) -> object:
         ctx = browser.new_context(  # type: ignore[attr-defined]
-            base_url=server, viewport={"width": width, "height": height}, **kwargs
+            base_url=base, viewport={"width": width, "height": height}, **kwargs
         )
         ctx.set_default_timeout(15000)
         contexts.append(ctx)
@@ -166,6 +167,18 @@ def new_context(browser: object, server: str) -> Iterator[object]:
     yield make
     for ctx in contexts:
         ctx.close()
+
+
+@pytest.fixture
+def new_context(browser: object, server: str) -> Iterator[object]:
+    """Make browser contexts (separate cookie jars = separate players); closed after."""
+    yield from _contexts(browser, server)
+
+
+@pytest.fixture
+def grace_context(browser: object, short_grace_server: str) -> Iterator[object]:
+    """The same, on the server with a 3-second grace period."""
+    yield from _contexts(browser, short_grace_server)
 
 
 @pytest.fixture(scope="session")

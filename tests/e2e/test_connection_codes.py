@@ -15,7 +15,10 @@ from tests.e2e.helpers import as_guest
 ES = json.loads((Path(__file__).resolve().parents[2] / "frontend/src/i18n/es.json").read_text())
 
 
-def routed(page: Any) -> list:
+def signed_in(new_context: Any) -> tuple[Any, list]:
+    """A guest's page whose sockets pass through the test (to close them as the server
+    would), once its first socket is open."""
+    page = new_context(390, 844).new_page()
     routes: list = []
 
     def through(ws: Any) -> None:
@@ -23,7 +26,9 @@ def routed(page: Any) -> list:
         routes.append((ws, server))
 
     page.route_web_socket("**/ws", through)
-    return routes
+    as_guest(page)
+    page.wait_for_function("() => window.__buraco.socket.state === 'open'")
+    return page, routes
 
 
 def close_from_server(routes: list, code: int, reason: str, before: str | None = None) -> None:
@@ -35,10 +40,7 @@ def close_from_server(routes: list, code: int, reason: str, before: str | None =
 
 
 def test_bad_origin_shows_the_reason_and_does_not_retry(new_context) -> None:
-    page = new_context(390, 844).new_page()
-    routes = routed(page)
-    as_guest(page)
-    page.wait_for_function("() => window.__buraco.socket.state === 'open'")
+    page, routes = signed_in(new_context)
     close_from_server(routes, 4003, "bad_origin")
     page.wait_for_selector(".banner:not([hidden])")
     text = page.text_content(".banner") or ""
@@ -48,10 +50,7 @@ def test_bad_origin_shows_the_reason_and_does_not_retry(new_context) -> None:
 
 
 def test_opened_elsewhere_offers_a_reconnect(new_context) -> None:
-    page = new_context(390, 844).new_page()
-    routes = routed(page)
-    as_guest(page)
-    page.wait_for_function("() => window.__buraco.socket.state === 'open'")
+    page, routes = signed_in(new_context)
     close_from_server(routes, 4008, "too_many_sockets")
     page.wait_for_selector("#reconnect")
     assert ES["conn.otherTab"] in (page.text_content(".banner") or "")
@@ -63,19 +62,13 @@ def test_opened_elsewhere_offers_a_reconnect(new_context) -> None:
 
 
 def test_session_ended_shows_the_sign_in_page(new_context) -> None:
-    page = new_context(390, 844).new_page()
-    routes = routed(page)
-    as_guest(page)
-    page.wait_for_function("() => window.__buraco.socket.state === 'open'")
+    page, routes = signed_in(new_context)
     close_from_server(routes, 4001, "session_ended")
     page.wait_for_selector("#play-guest")
 
 
 def test_server_restart_says_so_and_reconnects(new_context) -> None:
-    page = new_context(390, 844).new_page()
-    routes = routed(page)
-    as_guest(page)
-    page.wait_for_function("() => window.__buraco.socket.state === 'open'")
+    page, routes = signed_in(new_context)
     close_from_server(routes, 1012, "", before=json.dumps({"type": "server_restart"}))
     page.wait_for_selector(".banner:not([hidden])")
     assert ES["conn.restart"] in (page.text_content(".banner") or "")
@@ -84,10 +77,7 @@ def test_server_restart_says_so_and_reconnects(new_context) -> None:
 
 
 def test_too_slow_reconnects_with_full_jitter_backoff(new_context) -> None:
-    page = new_context(390, 844).new_page()
-    routes = routed(page)
-    as_guest(page)
-    page.wait_for_function("() => window.__buraco.socket.state === 'open'")
+    page, routes = signed_in(new_context)
     close_from_server(routes, 4009, "too_slow")
     page.wait_for_selector(".banner", state="hidden", timeout=5000)
     assert len(routes) == 2

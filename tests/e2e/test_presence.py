@@ -7,11 +7,8 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from tests.e2e.helpers import as_guest
 
@@ -19,26 +16,10 @@ ES = json.loads((Path(__file__).resolve().parents[2] / "frontend/src/i18n/es.jso
 RULES = {"hand_size": 11, "muertos": 0, "stock_end": 20}
 
 
-@pytest.fixture
-def grace_context(browser: Any, short_grace_server: str) -> Iterator[Any]:
-    contexts: list[Any] = []
-
-    def make(width: int = 1280, height: int = 800) -> Any:
-        ctx = browser.new_context(base_url=short_grace_server,
-                                  viewport={"width": width, "height": height})
-        ctx.set_default_timeout(15000)
-        contexts.append(ctx)
-        return ctx
-
-    yield make
-    for ctx in contexts:
-        ctx.close()
-
-
 def two_player_game(make: Any) -> tuple[Any, Any, Any, str]:
     """Ana opens a table, Bea sits; both pages show the game. Returns (ana, bea's context,
     bea, table id)."""
-    ana = make().new_page()
+    ana = make(1280, 800).new_page()
     as_guest(ana)
     tid = ana.evaluate("""async (rules) => {
       const r = await fetch('/api/tables', { method: 'POST',
@@ -48,7 +29,7 @@ def two_player_game(make: Any) -> tuple[Any, Any, Any, str]:
     }""", RULES)
     ana.goto(f"/#/table/{tid}")
     ana.wait_for_selector("#wait-title")
-    bea_ctx = make()
+    bea_ctx = make(1280, 800)
     bea = bea_ctx.new_page()
     as_guest(bea)
     bea.evaluate("async (tid) => { await fetch(`/api/tables/${tid}/sit`, { method: 'POST',"
@@ -93,3 +74,25 @@ def test_leaving_asks_in_the_app_dialog_and_is_announced(grace_context) -> None:
     why = ES["takeover.abandon"]
     ana.wait_for_function(f"() => [...document.querySelectorAll('.toast, .move-log li')]"
                           f".some(e => e.textContent.includes({json.dumps(why)}))", timeout=5000)
+
+
+def test_the_clock_warns_at_ten_seconds_and_says_when_it_played_for_you(grace_context) -> None:
+    page = grace_context(390, 844).new_page()
+    as_guest(page)
+    tid = page.evaluate("""async (rules) => {
+      const r = await fetch('/api/tables', { method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ name: 'Reloj', players: 2, rules }) });
+      return (await r.json()).id;
+    }""", RULES)
+    page.goto(f"/#/table/{tid}")
+    page.click("#add-bots")
+    page.wait_for_function("() => document.querySelector('#act-draw')?.disabled === false",
+                           timeout=10000)
+    seconds = int(page.text_content(".me-row .seat.turn .clock") or "0")
+    assert 8 <= seconds <= 12, seconds  # readable seconds on your seat
+    page.wait_for_selector(".me-row .seat.turn .clock.warn", timeout=5000)
+    assert int(page.text_content(".me-row .clock.warn") or "99") <= 10
+    said = json.dumps(ES["table.timedOutYou"])
+    page.wait_for_function(f"() => [...document.querySelectorAll('.toast')]"
+                           f".some(e => e.textContent.includes({said}))", timeout=15000)

@@ -132,7 +132,7 @@ export function tableView(el: HTMLElement, tableId: string): View {
       patchSeat(e.seat, { abandoned: true, grace_until: null });
       log({ type: "bot_takeover", seat: e.seat, reason: e.reason }, true);
     } else if (kind === "timeout") {
-      log({ type: "timeout", seat: e.seat }, true);
+      log({ type: "timeout", seat: e.seat, you: e.seat === s.seat }, true);
     }
   }
 

@@ -20,7 +20,7 @@ export function moveText(e: any, name: (seat: number) => string): string | null 
     case "hand_started": return t("move.handStarted", { n: e.hand_no });
     case "hand_ended": return t("move.handEnded");
     // seat facts (presence, bot takeover, the clock playing a turn)
-    case "timeout": return t("table.timedOut", { who });
+    case "timeout": return e.you ? t("table.timedOutYou") : t("table.timedOut", { who });
     case "bot_takeover": return t("table.botTook", { who, why: tk(`takeover.${e.reason}`, "takeover.abandon") });
     case "away": return t("table.awayToast", { who, n: e.secs });
     case "back": return t("table.backToast", { who });
