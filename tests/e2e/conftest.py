@@ -140,12 +140,22 @@ def short_grace_server(
     server: str, pg_url: str, redis_url: str, frontend_dist: Path,
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[str]:
-    """A second process on the same database and Redis whose disconnect grace period is
-    3 seconds and whose turns last 12 (presence and clock tests); yields its base URL."""
-    db_url, e2e_redis = _e2e_urls(pg_url, redis_url)
+    """A second process on the same database, with its own Redis, whose disconnect grace
+    period is 3 seconds and whose turns last 12 (presence and clock tests); yields its
+    base URL."""
+    db_url, _ = _e2e_urls(pg_url, redis_url)
+    # A Redis database of its own: sharing one, the other process would claim this one's
+    # timers (a turn clock set with the other's turn length).
+    base, _, number = redis_url.rpartition("/")
+    grace_redis = f"{base}/{(int(number) if number.isdigit() else 15) - 5}"
+    import redis
+
+    client = redis.Redis.from_url(grace_redis)
+    client.flushdb()
+    client.close()
     port = free_port()
     var = tmp_path_factory.mktemp("e2e-grace")
-    env = _server_env(f"http://127.0.0.1:{port}", db_url, e2e_redis, frontend_dist, var)
+    env = _server_env(f"http://127.0.0.1:{port}", db_url, grace_redis, frontend_dist, var)
     env["BURACO_DISCONNECT_GRACE_SECONDS"] = "3"
     env["BURACO_TURN_SECONDS"] = "12"
     yield from _serve(env, port, var)

@@ -143,3 +143,23 @@ function soundsOf(c: FxContext, e: any, sounds: Set<string>): void {
     }
   }
 }
+
+/** The elements a move will fly into place (your drawn cards, a new meld, the pile's new
+ * top), hidden until their animation starts in the next frame. Queries only: no layout. */
+export function hideIncoming(c: FxContext, events: any[]): HTMLElement[] {
+  const out = new Set<HTMLElement>();
+  for (const e of events) {
+    const mine = e.seat !== undefined && e.seat === c.me;
+    if (e.type === "discarded") {
+      const top = q(c.root, '[data-fx="pile-top"]');
+      if (top) out.add(top);
+    } else if (e.type === "melded") {
+      const el = meldEl(c, e.meld.owner, (c.game.melds[e.meld.owner]?.length ?? 1) - 1);
+      if (el) out.add(el);
+    } else if ((mine && ["drew", "took_pile", "muerto_taken"].includes(e.type)) || e.type === "hand_started") {
+      newHandCards(c).forEach((el) => out.add(el));
+    }
+  }
+  out.forEach((el) => { el.style.visibility = "hidden"; });
+  return [...out];
+}

@@ -14,7 +14,7 @@ import { chatPanel } from "../chat";
 import type { View } from "../../view";
 import { tableScreen, type Screen } from "./board";
 import { tickClock } from "./clock";
-import { runFx } from "./fx";
+import { hideIncoming, runFx } from "./fx";
 import { keyed, type Sort } from "./hand";
 import { meldLabel } from "./melds";
 import { enabled, finishAll, measure } from "./motion";
@@ -40,6 +40,7 @@ export function tableView(el: HTMLElement, tableId: string): View {
   let fxQueue: any[] = [];
   let chatPainted = false;
   let lastSort = s.sort;
+  let fxGen = 0; // moves rendered; a deferred animation of an older render is dropped
 
   // Frames are applied at once and painted in the next animation frame: a burst of
   // events (a bot's draw, meld and discard) costs one render, painted in one frame.
@@ -69,6 +70,7 @@ export function tableView(el: HTMLElement, tableId: string): View {
     s.deadline = s.meta.turn_deadline ?? null;
     s.missing = "";
     fxQueue = [];
+    finishAll(); // a fresh snapshot: whatever was moving is stale
     arrivals.push(performance.now());
     schedule();
     askLegal();
@@ -327,11 +329,16 @@ export function tableView(el: HTMLElement, tableId: string): View {
 
   function paint(): void {
     s.now = socket.serverNow();
-    finishAll(); // a frame that arrives mid-animation ends it at once
-    // Measure only when something may move: moves arrived, or the hand was sorted.
-    const animate = enabled() && (fxQueue.length > 0 || s.sort !== lastSort);
+    // A move that arrives mid-animation ends the running ones at once; a render with no
+    // move (legal commands, a selection) lets them run on their kept elements.
+    const sorted = s.sort !== lastSort;
+    const moving = fxQueue.length > 0 || sorted;
     lastSort = s.sort;
+    const animate = enabled() && moving;
+    // Where things are on screen now (mid-flight included), read before anything changes
+    // so the layout is still clean and the read costs nothing.
     const before = animate ? measure(el) : new Map();
+    if (moving) finishAll();
     render(tableScreen(s, {
       draw, takePile: () => takePile(), meld, discard, addTo, toggle, leave, playAgain, act, verify, repaint: paint,
       chatEl: chat.el, myTurn: myTurn(), canDraw: canDraw(), canPlay: canPlay(), chosen: chosen(), seatName,
@@ -342,7 +349,22 @@ export function tableView(el: HTMLElement, tableId: string): View {
     }
     const events = fxQueue;
     fxQueue = [];
-    if (s.game && (events.length || animate)) runFx({ root: el, before, me: s.seat, game: s.game, freshKey: s.freshKey, animate }, events);
+    if (s.game && (events.length || animate)) {
+      const fx = { root: el, before, me: s.seat, game: s.game, freshKey: s.freshKey, animate };
+      if (animate && !sorted) {
+        // Moves start their animations in the next frame, once the browser has laid the
+        // new table out (reading it now would force a second layout into this frame);
+        // what flies in stays hidden at its destination until then.
+        const hidden = hideIncoming(fx, events);
+        const gen = ++fxGen;
+        requestAnimationFrame(() => {
+          hidden.forEach((e) => { e.style.visibility = ""; });
+          runFx({ ...fx, animate: gen === fxGen && enabled() }, events);
+        });
+      } else {
+        runFx(fx, events);
+      }
+    }
     tick();
   }
 
