@@ -9,7 +9,8 @@ PORT   ?= 8000
 # The shared rules scenarios live beside the repository when it is checked out for CI.
 SHARED_CONFORMANCE := $(CURDIR)/../shared/conformance
 
-.PHONY: run test install native frontend migrate lint typecheck imports pytest conformance clean
+.PHONY: run test test-fast install native frontend migrate lint typecheck imports pytest \
+	conformance clean lock format
 
 ## Start the server (embedded SQLite + in-process Redis unless BURACO_* say otherwise).
 run: install native frontend migrate
@@ -22,10 +23,24 @@ test: install lint typecheck imports pytest conformance
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-# Reinstall only when pyproject.toml changes.
-$(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+# Every dependency, direct or not, at the version and hashes of the lock (requirements/);
+# reinstalled only when the lock changes. The app itself goes in editable, without deps.
+DEV_LOCK := requirements/dev.lock
+$(VENV)/.installed: $(DEV_LOCK) pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --require-hashes -r $(DEV_LOCK)
+	$(BIN)/python -m pip install --quiet --no-deps -e .
 	touch $@
+
+## Regenerate the lock files from pyproject.toml (after adding or bumping a dependency):
+## requirements/runtime.lock (the production image) and requirements/dev.lock (embedded
+## default, tests and tools), requirements/build.lock (the image's engine compiler).
+UV_COMPILE = $(BIN)/uv pip compile --quiet --generate-hashes --universal --python-version 3.11 \
+	--no-header
+lock: $(BIN)/python
+	[ -x $(BIN)/uv ] || $(BIN)/python -m pip install --quiet uv==0.13.9
+	$(UV_COMPILE) pyproject.toml -o requirements/runtime.lock
+	$(UV_COMPILE) pyproject.toml --extra dev -o requirements/dev.lock
+	$(UV_COMPILE) requirements/build.in -o requirements/build.lock
 
 install: $(VENV)/.installed
 
@@ -46,7 +61,7 @@ frontend:
 		if command -v npm >/dev/null 2>&1; then \
 			cd frontend && npm ci --no-audit --no-fund && npm run build; \
 		else \
-			echo "npm not found: install Node.js 20 to build the browser client (the API runs without it)"; \
+			echo "npm not found: install Node.js 22 to build the browser client (the API runs without it)"; \
 		fi; \
 	fi
 
@@ -62,10 +77,28 @@ typecheck: install
 imports: install
 	$(BIN)/lint-imports
 
+# Two parts: everything that may run in parallel on pytest-xdist workers (each with its
+# own database and Redis server, tests/conftest.py), then the timing-sensitive tests
+# marked serial (browser, killed processes, one-second clocks) one at a time.
 # Exit code 5 means "no tests collected": not a failure of the suite itself.
+PYTEST_WORKERS ?= 2
 pytest: install native
-	$(BIN)/pytest; rc=$$?; \
-	if [ $$rc -eq 5 ]; then echo "pytest collected no tests"; exit 0; fi; exit $$rc
+	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadfile -m "not serial"; rc=$$?; \
+	if [ $$rc -ne 0 ] && [ $$rc -ne 5 ]; then exit $$rc; fi; \
+	$(BIN)/pytest -m serial; rc=$$?; \
+	if [ $$rc -eq 5 ]; then echo "pytest collected no serial tests"; exit 0; fi; exit $$rc
+
+## The inner loop: the rules engine's tests and the unit tests, no servers (< 30 s).
+FAST_TESTS = tests/rules tests/core/test_config.py tests/core/test_errors.py \
+	tests/ops/test_compose.py tests/ops/test_lock.py tests/ops/test_dashboard.py
+test-fast: install native
+	$(BIN)/pytest -q -n $(PYTEST_WORKERS) $(FAST_TESTS)
+
+## Apply the formatter (ruff format). Not part of `make lint` yet: it is applied to the
+## whole tree once, after the branches in flight are merged.
+format: install
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix --select I .
 
 # Twice: on the engine as it runs (compiled when built), then on its Python sources.
 SCENARIOS = tests/rules/scenarios $$( [ -d "$(SHARED_CONFORMANCE)" ] && echo "$(SHARED_CONFORMANCE)" )

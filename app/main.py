@@ -9,30 +9,42 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 from fastapi.responses import HTMLResponse
-from fastapi.staticfiles import StaticFiles
 
 from app import native
-from app.api import ws
+from app.api import restart, ws
 from app.api.routes import health
+from app.api.routes import metrics as metrics_routes
+from app.api.static import ClientFiles
+from app.core import metrics, tracking
 from app.core.config import Settings
 from app.core.db import create_engine, create_sessionmaker
 from app.core.errors import install_error_handlers
+from app.core.headers import SecurityHeaders
 from app.core.logging import RequestLogMiddleware, configure_logging
+from app.core.nul import NulGuard
+from app.core.origins import OriginGuard
 from app.core.redis import close_redis, create_redis
+from app.core.redis_checks import warn_if_redis_volatile
 from app.economy import routes as economy_routes
 from app.economy.hooks import EconomyTables
 from app.economy.notify import Notifier
+from app.economy.reconciler import Reconciler
 from app.social import routes as social_routes
 from app.social import routes_inbox as social_inbox_routes
+from app.social import routes_prefs as social_prefs_routes
+from app.tables import rematch
 from app.tables import routes as tables_routes
+from app.tables import routes_play as tables_play_routes
 from app.tables.archive import GameArchive
 from app.tables.fanout import Hub
 from app.tables.hooks import FreeTables, TableHooks
 from app.tables.service import TableService
+from app.tables.sockets import KeepRawSend
 from app.tables.timers import TimerLoop
 from app.users import routes as users_routes
 from app.users.passwords import Passwords
 
+VERSION = "0.1.0"
 PLACEHOLDER_PAGE = """<!doctype html>
 <html lang="es"><head><meta charset="utf-8"><title>Buraco</title></head>
 <body><h1>Buraco — servidor en marcha</h1></body></html>
@@ -54,13 +66,17 @@ def _tune_gc() -> None:
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
     configure_logging(json=settings.is_production, level=settings.log_level)
+    tracking.init(settings.sentry_dsn.get_secret_value() if settings.sentry_dsn else None,
+                  environment=settings.env, release=f"buraco@{VERSION}",
+                  traces_sample_rate=settings.sentry_traces_sample_rate)
     logging.getLogger("app").log(logging.WARNING if native.running_stale() else logging.INFO,
                                  native.describe())
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         engine = create_engine(
-            settings.database_url, pool_size=settings.db_pool_size, echo=settings.db_echo
+            settings.database_url, pool_size=settings.db_pool_size, echo=settings.db_echo,
+            pool_timeout=settings.db_pool_timeout_seconds,
         )
         redis = create_redis(
             settings.redis_url,
@@ -83,15 +99,30 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             redis, settings, hooks=hooks, archive=GameArchive(app.state.sessionmaker),
             bot_delay=settings.bot_delay_seconds,
         )
-        hub = Hub(redis)
+        rematch.install(tables)
+        hub = Hub(redis, tables)
         timers = TimerLoop(tables)
         app.state.tables, app.state.hub, app.state.timers = tables, hub, timers
+        app.state.reconciler = reconciler = (
+            Reconciler(tables, hooks) if isinstance(hooks, EconomyTables) else None
+        )
+        await warn_if_redis_volatile(redis, settings)
         await hub.start()
         await timers.start()
+        if reconciler is not None:
+            await reconciler.start()
+        monitor = metrics.Monitor(redis)
+        monitor.start()
+        uninstall_restart = restart.install(app)  # SIGTERM: not ready, sockets told, then stop
         _tune_gc()
         try:
             yield
         finally:
+            uninstall_restart()
+            if reconciler is not None:
+                await reconciler.stop()
+            await monitor.stop()
+            metrics.mark_process_dead()
             await timers.stop()
             await hub.stop()
             await close_redis(redis)
@@ -99,22 +130,30 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     app = FastAPI(
         title="Buraco",
-        version="0.1.0",
+        version=VERSION,
         lifespan=lifespan,
         docs_url=None if settings.is_production else "/docs",
         redoc_url=None,
     )
     app.state.settings = settings
     install_error_handlers(app)
+    # Outermost last: headers on every answer, then the log, then the request guards.
+    app.add_middleware(NulGuard)
+    app.add_middleware(OriginGuard, settings=settings)
     app.add_middleware(RequestLogMiddleware)
+    app.add_middleware(SecurityHeaders, hsts=settings.cookie_secure)
+    app.add_middleware(KeepRawSend)
 
     app.include_router(health.router)
+    app.include_router(metrics_routes.router)
     app.include_router(users_routes.router)
     app.include_router(tables_routes.router)
+    app.include_router(tables_play_routes.router)
     app.include_router(ws.router)
     app.include_router(economy_routes.router)
     app.include_router(social_routes.router)
     app.include_router(social_inbox_routes.router)
+    app.include_router(social_prefs_routes.router)
     _mount_frontend(app, settings)
     return app
 
@@ -122,7 +161,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 def _mount_frontend(app: FastAPI, settings: Settings) -> None:
     if settings.frontend_dir.is_dir():
         # Mounted last so /api, /healthz and /readyz win over static files.
-        app.mount("/", StaticFiles(directory=settings.frontend_dir, html=True), name="frontend")
+        app.mount("/", ClientFiles(settings.frontend_dir), name="frontend")
         return
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)

@@ -1,27 +1,32 @@
 """Server load benchmark:
 ``python benchmarks/load.py --tables K --processes P --seconds S``.
 
-Starts P uvicorn processes itself (real Redis, a Postgres database it creates and
-migrates), seats 4 scripted players at each of K tables (4K WebSockets, spread over the
-processes) and has each table play one move a second (the seat on turn draws, then
-discards) for S seconds. Clocks are long so nothing times out. It measures:
+Starts its own Redis (``redis-server`` on a free port, never a shared one; or
+``--redis-url``, e.g. a ``redis+cluster://`` URL, which it never flushes), P uvicorn
+processes (uvloop, a Postgres database it creates and migrates), seats 4 scripted
+players at each of K tables (4K WebSockets, spread over the processes) and has each
+table play one move a second for S seconds. Hands are real: 11 cards and 11-card
+muertos (``--hand-size`` shrinks both), matches of several hands; the bot on turn draws,
+adds a card to its side's melds or lays a new sequence when it can (keeping three cards)
+and discards. Clocks are long so nothing times out on the server.
 
-- moves/s, and the latency from sending a command to the moment the LAST of the table's
-  four sockets has the update (p50, p99);
-- Redis commands per move (``total_commands_processed`` delta over the window, divided by
-  the moves; a pipeline counts each of its commands, so this bounds the round trips from
-  above), with the INFO commandstats breakdown;
-- lost or duplicated updates (every socket checks that versions are contiguous);
-- in the same run, a raw baseline: a bare WebSocket echo server process doing one
-  EVALSHA per message, driven by the same client at the same rate, so the overhead is a
-  ratio (p99 ratio, and server CPU per move ratio).
+The bare baseline, a WebSocket server doing one EVALSHA per move and sending the
+version to the table's four sockets, runs on the same loop (uvloop) and pool (a blocking
+pool of the same size) in the same invocation, ALTERNATED with the main run: both are
+set up first, then ``--rounds`` windows of each, one after the other, so the machine's
+other load hits both alike. It measures, per system:
 
-The client runs in this process (uvloop) on the same 2 cores as the servers and Redis,
-so the figures include its cost; it prints its own CPU share (about 30% of a core at
-1,000 tables, so one process is enough) and the load average, since other work on the
-machine shows up directly in p99. The LAST line is one JSON object:
-{"tables": K, "processes": P, "moves_per_s": ..., "p50_ms": ..., "p99_ms": ...,
- "redis_round_trips_per_move": ..., "baseline_p99_ms": ..., "overhead_ratio": ...}
+- moves offered (one per table per second, including the ticks a slow move made the
+  table miss), moves served in time (``--move-timeout``), served_ratio;
+- latency from sending a command to the moment the LAST of the table's four sockets has
+  the update (p50, p99); a move that times out or is refused counts at the time-out in
+  the percentiles (never dropped) and as a failure;
+- server CPU per move, Redis CPU per move (INFO used_cpu_* over the window), resident
+  memory per server process;
+- Redis commands per move, lost or duplicated updates (contiguous versions per socket).
+
+The client runs in this process on the same 2 cores; it prints its own CPU share and the
+load average. The LAST line is one JSON object (see ``summary``).
 """
 
 from __future__ import annotations
@@ -34,10 +39,12 @@ import json
 import os
 import random
 import resource
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 from collections import Counter
@@ -53,8 +60,14 @@ import orjson  # noqa: E402
 import redis  # noqa: E402
 import websockets  # noqa: E402
 
+from app.rules.cards import NAME, SUIT, WILD_CAPABLE, parse, parse_many  # noqa: E402
+from app.rules.errors import RuleViolation  # noqa: E402
+from app.rules.melds import Meld, add_to_meld, build_meld  # noqa: E402
+from app.rules.ruleset import RuleSet, ruleset_from_dict  # noqa: E402
+
 ORIGIN = "http://load.test"
-RULES = {"hand_size": 5, "muerto_size": 5}  # a long stock: hands last minutes at 1 move/s
+TARGET_SCORE = 100_000  # a match of many hands: tables keep playing however long the run
+MAX_CONNECTIONS = 128  # the servers' and the baseline's Redis pool (blocking)
 
 
 def free_port() -> int:
@@ -76,21 +89,74 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-# Commands Redis counts that are not round trips of their own: those the commit script
-# runs inside Redis, and those the app pipelines behind another (HGET of the command id
-# behind the load's HMGET; ZADD of a new turn clock behind the commit's EVALSHA).
-NOT_ROUND_TRIPS = {"hset", "xadd", "rpush", "expire", "publish", "hget", "zadd", "info"}
+def rss_mib(pid: int) -> float:
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
 
 
-def round_trips(before: dict[str, Any], after: dict[str, Any]) -> int:
-    """Client round trips in the window, from INFO commandstats (see NOT_ROUND_TRIPS;
-    this counts the timer loop's polls and claims too)."""
-    total = 0
-    for key, value in after.items():
-        name = key.removeprefix("cmdstat_")
-        if name not in NOT_ROUND_TRIPS:
-            total += value["calls"] - before.get(key, {}).get("calls", 0)
-    return total
+# ---------------------------------------------------------------- Redis
+
+
+class RedisNodes:
+    """The Redis server(s) the run uses, for INFO: its own, or every master of a cluster."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        if "+cluster://" in url:
+            scheme = "rediss" if url.startswith("rediss") else "redis"
+            first = url.split("://", 1)[1].split(",")[0].split("/")[0]
+            host, port = first.rsplit(":", 1)
+            seed = redis.Redis(host=host, port=int(port), ssl=scheme == "rediss")
+            nodes = seed.execute_command("CLUSTER NODES")
+            text = nodes.decode() if isinstance(nodes, bytes) else str(nodes)
+            self.clients = [
+                redis.Redis(host=addr.split(":")[0], port=int(addr.split(":")[1].split("@")[0]),
+                            ssl=scheme == "rediss")
+                for line in text.splitlines() if "master" in line.split()[2]
+                for addr in [line.split()[1]]
+            ]
+        else:
+            self.clients = [redis.Redis.from_url(url)]
+
+    def cpu(self) -> float:
+        total = 0.0
+        for c in self.clients:
+            info = c.info("cpu")
+            total += float(info["used_cpu_sys"]) + float(info["used_cpu_user"])
+        return total
+
+    def commands(self) -> int:
+        return sum(int(c.info("stats")["total_commands_processed"]) for c in self.clients)
+
+    def commandstats(self) -> Counter[str]:
+        calls: Counter[str] = Counter()
+        for c in self.clients:
+            for key, value in c.info("commandstats").items():
+                calls[key.removeprefix("cmdstat_")] += int(value["calls"])
+        return calls
+
+
+def start_redis(log_dir: Path) -> tuple[subprocess.Popen[bytes], str, Path]:
+    """A private redis-server on a free port, no persistence: the run owns all of it."""
+    binary = shutil.which("redis-server")
+    if binary is None:
+        raise SystemExit("redis-server is not installed; pass --redis-url")
+    port = free_port()
+    workdir = Path(tempfile.mkdtemp(prefix="buraco-load-redis-"))
+    proc = subprocess.Popen(
+        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly",
+         "no", "--dir", str(workdir), "--maxclients", "20000"],
+        stdout=(log_dir / "redis.log").open("wb"), stderr=subprocess.STDOUT)
+    url = f"redis://127.0.0.1:{port}/0"
+    for _ in range(100):
+        with contextlib.suppress(redis.ConnectionError):
+            if redis.Redis.from_url(url).ping():
+                return proc, url, workdir
+        time.sleep(0.05)
+    raise RuntimeError("redis-server did not start")
 
 
 # ---------------------------------------------------------------- services
@@ -115,6 +181,17 @@ def start(cmd: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[by
                             stderr=subprocess.STDOUT)
 
 
+def stop(procs: list[subprocess.Popen[bytes]]) -> None:
+    for proc in procs:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+    for proc in procs:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(10)
+        if proc.poll() is None:
+            proc.kill()
+
+
 def wait_ready(url: str, proc: subprocess.Popen[bytes], timeout: float = 60) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -127,11 +204,15 @@ def wait_ready(url: str, proc: subprocess.Popen[bytes], timeout: float = 60) -> 
     raise RuntimeError(f"{url} not ready")
 
 
+# The baseline: what any durable server must do per move at the least (one script call
+# on Redis, one frame to each of the table's sockets), on the loop and pool the app
+# servers use. A Redis error is answered with an error frame and counted.
 BASELINE_SERVER = textwrap.dedent('''
-    import asyncio, sys, orjson, redis.asyncio as aredis, websockets
+    import asyncio, gc, sys, orjson, uvloop, websockets
+    from app.core.redis import create_redis
     SCRIPT = "redis.call('HINCRBY', KEYS[1], 'v', 1); return redis.call('HGET', KEYS[1], 'v')"
-    async def main(port, url):
-        r = aredis.Redis.from_url(url)
+    async def main(port, url, pool):
+        r = create_redis(url, max_connections=pool, timeout=5.0)
         script = r.register_script(SCRIPT)
         tables = {}
         async def handler(ws):
@@ -141,18 +222,25 @@ BASELINE_SERVER = textwrap.dedent('''
             try:
                 async for raw in ws:
                     msg = orjson.loads(raw)
-                    v = int(await script(keys=[f"{{b:{tid}}}"]))
-                    frame = orjson.dumps({"type": "event", "table": tid, "v": v})
+                    try:
+                        v = int(await script(keys=[f"{{b:{tid}}}"]))
+                    except Exception as exc:
+                        await ws.send(orjson.dumps({"error": type(exc).__name__}).decode())
+                        continue
+                    frame = orjson.dumps({"type": "event", "table": tid, "v": v}).decode()
                     for peer in list(tables[tid]):
                         try:
-                            await peer.send(frame.decode())
+                            await peer.send(frame)
                         except Exception:
                             pass
             finally:
                 tables[tid].discard(ws)
-        async with websockets.serve(handler, "127.0.0.1", port, max_queue=None):
+        async with websockets.serve(handler, "127.0.0.1", port, max_queue=None,
+                                    compression=None):
             await asyncio.Future()
-    asyncio.run(main(int(sys.argv[1]), sys.argv[2]))
+    uvloop.install()
+    gc.collect(); gc.freeze(); gc.set_threshold(20_000, 50, 100)  # as app.main._tune_gc
+    asyncio.run(main(int(sys.argv[1]), sys.argv[2], int(sys.argv[3])))
 ''')
 
 
@@ -160,13 +248,31 @@ BASELINE_SERVER = textwrap.dedent('''
 
 
 class Stats:
+    """One system's figures, counted only while its window is measured."""
+
     def __init__(self) -> None:
-        self.latencies: list[float] = []
-        self.moves = 0
+        self.latencies: list[float] = []  # ms; a failed move counts at the time-out
+        self.offered = 0
+        self.served = 0
         self.errors: Counter[str] = Counter()
+        self.kinds: Counter[str] = Counter()  # commands sent, by type
         self.gaps = 0
         self.dups = 0
         self.measuring = False
+        self.seconds = 0.0
+        self.cpu = 0.0
+        self.redis_cpu = 0.0
+        self.commands = 0
+        self.calls: Counter[str] = Counter()  # Redis commands by name
+
+    def failed(self, code: str, timeout: float, counted: bool) -> None:
+        if counted:
+            self.errors[code] += 1
+            self.latencies.append(timeout * 1000)
+
+
+def natural(card: int) -> bool:
+    return not WILD_CAPABLE[card]
 
 
 class Seat:
@@ -175,7 +281,7 @@ class Seat:
         self.index = index
         self.ws: Any = None
         self.v = 0
-        self.hand: list[str] = []
+        self.hand: list[int] = []
         self.acks: dict[str, asyncio.Future[dict[str, Any]]] = {}
 
     async def run(self, stats: Stats) -> None:
@@ -197,42 +303,57 @@ class Seat:
             if v != self.v + 1 and self.v:
                 stats.gaps += 1
             self.v = v
-            self.table.arrived(v)
             if f.get("kind") == "game":
                 self.fold(f["event"])
+            self.table.arrived(v)
         elif typ == "snapshot":
             self.v = f["v"]
-            self.table.arrived(self.v)
+            t = self.table
+            t.rules = ruleset_from_dict(f["meta"]["rules"])
             game = f.get("game")
             if game:
-                self.hand = list(game["hand"] or [])
-                self.table.phase, self.table.turn = game["phase"], game["turn"]
+                self.hand = list(parse_many(game["hand"] or []))
+                t.phase, t.turn = game["phase"], game["turn"]
+                t.melds = [[] for _ in range(t.rules.teams)]
+                if any(game["melds"]):
+                    t.stale_melds = True  # not rebuilt from a snapshot: the bot only draws
+            t.arrived(self.v)
         elif typ in ("ack", "error"):
             fut = self.acks.pop(f.get("cid", ""), None)
             if fut is not None and not fut.done():
                 fut.set_result(f)
-            if typ == "error":
-                stats.errors[f["code"]] += 1
 
     def fold(self, e: dict[str, Any]) -> None:
+        """Keep this seat's hand, and (seat 0, for the table) phase, turn and melds."""
         t = self.table
         kind = e["type"]
+        own = e.get("seat") == self.index
+        lead = self.index == 0
         if kind == "drew":
-            if e["seat"] == self.index:
-                self.hand.append(e["card"])
+            if own:
+                self.hand.append(parse(e["card"]))
             t.phase = "play"
         elif kind == "discarded":
-            if e["seat"] == self.index:
-                self.hand.remove(e["card"])
-            t.phase, t.turn = "draw", (e["seat"] + 1) % 4
-        elif kind == "took_pile" and e["seat"] == self.index:
-            self.hand += e["cards"] or []
+            if own:
+                self.hand.remove(parse(e["card"]))
+            t.phase, t.turn = "draw", (e["seat"] + 1) % len(t.seats)
+        elif kind in ("took_pile", "muerto_taken"):
+            if own and e.get("cards"):
+                self.hand += parse_many(e["cards"])
+        elif kind in ("melded", "added"):
+            cards = parse_many(e["cards"])
+            if own:
+                for c in cards:
+                    self.hand.remove(c)
+            if lead:
+                t.fold_meld(kind, e, cards)
         elif kind == "hand_ended":
             t.phase = "over"
         elif kind == "hand_started":
-            if e.get("hand") is not None:
-                self.hand = list(e["hand"])
+            self.hand = list(parse_many(e["hand"] or []))
             t.phase, t.turn = "draw", e["first"]
+            t.melds = [[] for _ in range(t.rules.teams)] if t.rules else []
+            t.stale_melds = False
 
 
 class Table:
@@ -241,9 +362,27 @@ class Table:
         self.seats = [Seat(self, i) for i in range(seats)]
         self.phase = ""
         self.turn = -1
+        self.rules: RuleSet | None = None
+        self.melds: list[list[Meld]] = []
+        self.stale_melds = False
         self.arrivals: dict[int, list[float]] = {}  # v -> [count, last arrival]
         self.waiting: tuple[int, float, asyncio.Future[float]] | None = None
         self.n = 0
+
+    def fold_meld(self, kind: str, e: dict[str, Any], cards: tuple[int, ...]) -> None:
+        """The same meld the server built (every seat is one of these bots, so no wild is
+        ever placed by choice and the build is deterministic)."""
+        assert self.rules is not None
+        try:
+            if kind == "melded":
+                team = self.rules.team_of(e["seat"])
+                self.melds[team].append(build_meld(cards, self.rules, team))
+            else:
+                team, index = e["team"], e["index"]
+                self.melds[team][index] = add_to_meld(self.melds[team][index], cards,
+                                                      self.rules)
+        except (RuleViolation, IndexError):
+            self.stale_melds = True
 
     def arrived(self, v: int) -> None:
         entry = self.arrivals.setdefault(v, [0, 0.0])
@@ -260,14 +399,49 @@ class Table:
             fut.set_result(entry[1] - t0)
             self.waiting = None
 
-    async def move(self, stats: Stats) -> None:
-        if self.phase not in ("draw", "play"):
+    def choose(self) -> dict[str, Any] | None:
+        """The bot's next command: draw; then add, lay or discard (keeping 3 cards)."""
+        if self.phase == "draw":
+            return {"type": "draw"}
+        if self.phase != "play":
+            return None
+        hand = self.seats[self.turn].hand
+        if not hand:
+            return None
+        assert self.rules is not None
+        team = self.rules.team_of(self.turn)
+        if not self.stale_melds and len(hand) >= 4:
+            for card in sorted(set(filter(natural, hand))):
+                for i, meld in enumerate(self.melds[team]):
+                    with contextlib.suppress(RuleViolation):
+                        add_to_meld(meld, [card], self.rules)
+                        return {"type": "add", "team": team, "meld": i, "cards": [NAME[card]]}
+        if not self.stale_melds and len(hand) >= 6:
+            run = self._sequence(hand, team)
+            if run:
+                return {"type": "meld", "cards": [NAME[c] for c in run]}
+        return {"type": "discard", "card": NAME[random.choice(hand)]}
+
+    def _sequence(self, hand: list[int], team: int) -> list[int] | None:
+        assert self.rules is not None
+        by_suit: dict[int, list[int]] = {}
+        for card in sorted(set(filter(natural, hand))):
+            by_suit.setdefault(SUIT[card], []).append(card)
+        for cards in by_suit.values():
+            for i in range(len(cards) - 2):
+                window = cards[i:i + 3]
+                with contextlib.suppress(RuleViolation):
+                    build_meld(window, self.rules, team)
+                    return window
+        return None
+
+    async def move(self, stats: Stats, timeout: float, counted: bool) -> None:
+        """One move; ``counted``: it was offered inside the measured window."""
+        command = self.choose()
+        if command is None:
+            stats.failed("not_playable", timeout, counted)
             return
         seat = self.seats[self.turn]
-        if self.phase == "draw":
-            command: dict[str, Any] = {"type": "draw"}
-        else:
-            command = {"type": "discard", "card": random.choice(seat.hand)}
         self.n += 1
         cid = f"m{self.n}"
         loop = asyncio.get_running_loop()
@@ -276,32 +450,54 @@ class Table:
         t0 = time.perf_counter()
         await seat.ws.send(orjson.dumps({"type": "command", "table": self.tid, "cid": cid,
                                          "command": command}).decode())
-        ack = await asyncio.wait_for(ack_fut, 10)
+        try:
+            ack = await asyncio.wait_for(ack_fut, timeout)
+        except TimeoutError:
+            seat.acks.pop(cid, None)
+            stats.failed("timeout", timeout, counted)
+            return
         if ack["type"] != "ack":
+            stats.failed(ack.get("code", "error"), timeout, counted)
             return
         done: asyncio.Future[float] = loop.create_future()
         self.waiting = (ack["v"], t0, done)
         self._check()
-        latency = await asyncio.wait_for(done, 10)
+        try:
+            latency = await asyncio.wait_for(done, max(0.01, t0 + timeout - time.perf_counter()))
+        except TimeoutError:
+            self.waiting = None
+            stats.failed("timeout", timeout, counted)
+            return
         for old in [k for k in self.arrivals if k < ack["v"] - 8]:
             del self.arrivals[old]
-        if stats.measuring:
-            stats.moves += 1
+        if counted:
+            stats.served += 1
+            stats.kinds[command["type"]] += 1
             stats.latencies.append(latency * 1000)
 
 
-async def pace(tables: list[Any], stats: Stats, seconds: float, move: Any) -> None:
-    """Each table moves once a second, at its own phase within the second."""
+async def pace(tables: list[Any], stats: Stats, seconds: float, timeout: float) -> None:
+    """Each table is offered one move a second, at its own phase within the second; a
+    move slower than a second makes its table miss ticks, which count as offered."""
     async def one(table: Any, offset: float) -> None:
         await asyncio.sleep(offset)
         start = time.perf_counter()
         k = 0
         while time.perf_counter() - start < seconds:
+            counted = stats.measuring
+            if counted:
+                stats.offered += 1
             try:
-                await move(table, stats)
-            except (TimeoutError, websockets.ConnectionClosed, IndexError, ValueError):
-                stats.errors["client_timeout_or_closed"] += 1
+                await table.move(stats, timeout, counted)
+            except (websockets.ConnectionClosed, OSError):
+                stats.failed("closed", timeout, counted)
             k += 1
+            behind = int(time.perf_counter() - start) - k
+            if behind > 0:  # ticks missed while the move waited
+                if counted:
+                    stats.offered += behind
+                    stats.errors["missed_tick"] += behind
+                k += behind
             await asyncio.sleep(max(0.0, start + k - time.perf_counter()))
 
     await asyncio.gather(*(one(t, random.random()) for t in tables))
@@ -328,13 +524,14 @@ async def gather_limited(coros: list[Any], limit: int = 64) -> list[Any]:
     return await asyncio.gather(*(run(c) for c in coros))
 
 
-async def setup_tables(bases: list[str], k: int) -> tuple[list[Table], list[str]]:
+async def setup_tables(bases: list[str], k: int, hand_size: int) -> tuple[list[Table], list[str]]:
     """Guests, tables (4 seats, each on a process in turn), sockets watching."""
-    clients = [httpx.AsyncClient(base_url=b, timeout=30,
+    clients = [httpx.AsyncClient(base_url=b, timeout=60,
                                  limits=httpx.Limits(max_connections=32)) for b in bases]
+    rules = {"hand_size": hand_size, "muerto_size": hand_size}
 
     async def guest(i: int) -> str:
-        async with httpx.AsyncClient(base_url=bases[i % len(bases)], timeout=30) as c:
+        async with httpx.AsyncClient(base_url=bases[i % len(bases)], timeout=60) as c:
             for _ in range(20):  # guest nicknames may collide under a burst (409): again
                 r = await c.post("/api/auth/guest")
                 if r.status_code != 409:
@@ -343,12 +540,12 @@ async def setup_tables(bases: list[str], k: int) -> tuple[list[Table], list[str]
             return str(c.cookies.get("buraco_session"))
 
     cookies = await gather_limited([guest(i) for i in range(4 * k)])
-    tables: list[Table] = []
 
     async def make(t: int) -> Table:
         c = clients[t % len(clients)]
         own = cookies[4 * t: 4 * t + 4]
-        r = await c.post("/api/tables", json={"players": 4, "rules": RULES, "name": "load"},
+        r = await c.post("/api/tables", json={"players": 4, "rules": rules, "name": "load",
+                                              "target_score": TARGET_SCORE},
                          cookies={"buraco_session": own[0]})
         r.raise_for_status()
         tid = r.json()["id"]
@@ -381,7 +578,7 @@ async def connect_seats(tables: list[Table], cookies: list[str], ws_urls: list[s
 
     await gather_limited([open_seat(t, s) for t, table in enumerate(tables)
                           for s in table.seats], 64)
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 120
     while any(t.phase != "draw" or any(s.v == 0 for s in t.seats) for t in tables):
         if time.monotonic() > deadline:
             raise RuntimeError("tables did not start")
@@ -399,10 +596,18 @@ class EchoTable:
         self.v = 0
         self.counts: dict[int, list[float]] = {}
         self.waiting: tuple[int, float, asyncio.Future[float]] | None = None
+        self.error: asyncio.Future[str] | None = None
 
     async def read(self, ws: Any) -> None:
         async for raw in ws:
-            v = orjson.loads(raw)["v"]
+            msg = orjson.loads(raw)
+            if "error" in msg:
+                if self.error is not None and not self.error.done():
+                    self.error.set_result(msg["error"])
+                continue
+            v = msg["v"]
+            if v > self.v:  # a move that timed out was applied later: follow it
+                self.v = v
             entry = self.counts.setdefault(v, [0, 0.0])
             entry[0] += 1
             entry[1] = time.perf_counter()
@@ -411,180 +616,210 @@ class EchoTable:
                 if not fut.done():
                     fut.set_result(entry[1] - t0)
 
-    async def move(self, stats: Stats) -> None:
-        self.v += 1  # one sender per table at a time, so versions are predictable
+    async def move(self, stats: Stats, timeout: float, counted: bool) -> None:
+        v = self.v + 1  # one sender per table at a time, so versions are predictable
         loop = asyncio.get_running_loop()
         fut: asyncio.Future[float] = loop.create_future()
+        self.error = loop.create_future()
         t0 = time.perf_counter()
-        self.waiting = (self.v, t0, fut)
-        await self.socks[self.v % len(self.socks)].send(orjson.dumps({"m": self.v}).decode())
-        latency = await asyncio.wait_for(fut, 10)
-        self.counts.pop(self.v - 4, None)
-        if stats.measuring:
-            stats.moves += 1
-            stats.latencies.append(latency * 1000)
+        self.waiting = (v, t0, fut)
+        await self.socks[v % len(self.socks)].send(orjson.dumps({"m": v}).decode())
+        waiters: set[asyncio.Future[Any]] = {fut, self.error}
+        done, _ = await asyncio.wait(waiters, timeout=timeout,
+                                     return_when=asyncio.FIRST_COMPLETED)
+        self.counts.pop(v - 4, None)
+        if fut in done:
+            if counted:
+                stats.served += 1
+                stats.latencies.append(fut.result() * 1000)
+            return
+        stats.failed(self.error.result() if self.error in done else "timeout", timeout,
+                     counted)
+        self.v = max(self.v, v)
 
 
-async def baseline(k: int, seconds: float, redis_url: str, log_dir: Path) -> tuple[Stats, float]:
+async def start_baseline(k: int, redis_url: str, log_dir: Path
+                         ) -> tuple[subprocess.Popen[bytes], list[EchoTable], list[Any]]:
     run_id = os.urandom(4).hex()  # fresh keys: versions start at 1 even if Redis kept old ones
     port = free_port()
-    proc = start([sys.executable, "-c", BASELINE_SERVER, str(port), redis_url], dict(os.environ),
+    proc = start([sys.executable, "-c", BASELINE_SERVER, str(port), redis_url,
+                  str(MAX_CONNECTIONS)], {**os.environ, "PYTHONPATH": str(REPO)},
                  log_dir / "baseline.log")
-    try:
-        for _ in range(100):
-            with contextlib.suppress(OSError):
-                socket.create_connection(("127.0.0.1", port), 0.2).close()
-                break
-            time.sleep(0.1)
-        tables = [EchoTable(f"e{run_id}:{t}") for t in range(k)]
-        readers = []
+    for _ in range(200):
+        with contextlib.suppress(OSError):
+            socket.create_connection(("127.0.0.1", port), 0.2).close()
+            break
+        time.sleep(0.1)
+    tables = [EchoTable(f"e{run_id}:{t}") for t in range(k)]
+    readers = []
 
-        async def open_sock(table: EchoTable) -> None:
-            ws = await websockets.connect(f"ws://127.0.0.1:{port}", ping_interval=None,
-                                          max_queue=None, open_timeout=60, compression=None)
-            await ws.send(orjson.dumps({"table": table.tid}).decode())
-            table.socks.append(ws)
-            readers.append(asyncio.create_task(table.read(ws)))
+    async def open_sock(table: EchoTable) -> None:
+        ws = await websockets.connect(f"ws://127.0.0.1:{port}", ping_interval=None,
+                                      max_queue=None, open_timeout=60, compression=None)
+        await ws.send(orjson.dumps({"table": table.tid}).decode())
+        table.socks.append(ws)
+        readers.append(asyncio.create_task(table.read(ws)))
 
-        await gather_limited([open_sock(t) for t in tables for _ in range(4)], 64)
-        quiet_client_gc()
-        await asyncio.sleep(0.5)
-        stats = Stats()
-        warm = min(3.0, seconds / 4)
-        task = asyncio.create_task(pace(tables, stats, seconds + warm, EchoTable.move))
-        await asyncio.sleep(warm)
-        stats.measuring = True
-        cpu0 = cpu_seconds(proc.pid)
-        await task
-        cpu = cpu_seconds(proc.pid) - cpu0
-        for t in tables:
-            for ws in t.socks:
-                await ws.close()
-        for r in readers:
-            r.cancel()
-        return stats, cpu
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            proc.wait(5)
-        if proc.poll() is None:
-            proc.kill()
+    await gather_limited([open_sock(t) for t in tables for _ in range(4)], 64)
+    return proc, tables, readers
 
 
 # ---------------------------------------------------------------- main
 
 
-async def run(args: argparse.Namespace) -> dict[str, Any]:
-    log_dir = Path(args.log_dir)
-    log_dir.mkdir(parents=True, exist_ok=True)
-    db_url = await fresh_database(args.pg_admin_url, args.database)
-    r = redis.Redis.from_url(args.redis_url)
-    r.flushdb()
+async def window(system: Stats, tables: list[Any], seconds: float, timeout: float,
+                 pids: list[int], nodes: RedisNodes) -> None:
+    """One measured window of one system: a short warm-up, then ``seconds`` counted."""
+    warm = min(3.0, seconds / 4)
+    task = asyncio.create_task(pace(tables, system, seconds + warm, timeout))
+    await asyncio.sleep(warm)
+    cpu0, rcpu0, cmd0 = sum(cpu_seconds(p) for p in pids), nodes.cpu(), nodes.commands()
+    calls0 = nodes.commandstats()
+    system.measuring = True
+    t0 = time.perf_counter()
+    await asyncio.sleep(seconds)
+    system.measuring = False
+    system.seconds += time.perf_counter() - t0
+    system.cpu += sum(cpu_seconds(p) for p in pids) - cpu0
+    system.redis_cpu += nodes.cpu() - rcpu0
+    system.commands += nodes.commands() - cmd0
+    system.calls += nodes.commandstats() - calls0
+    await task  # the moves in flight finish (uncounted) before the other system starts
+
+
+def app_env(db_url: str, redis_url: str, log_dir: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("BURACO_")}
     env.update({
-        "BURACO_ENV": "test", "BURACO_DATABASE_URL": db_url, "BURACO_REDIS_URL": args.redis_url,
+        "BURACO_ENV": "test", "BURACO_DATABASE_URL": db_url, "BURACO_REDIS_URL": redis_url,
         "BURACO_TURN_SECONDS": "3600", "BURACO_TURBO_TURN_SECONDS": "3600",
         "BURACO_DISCONNECT_GRACE_SECONDS": "3600", "BURACO_BOT_DELAY_SECONDS": "0",
         "BURACO_SIGNUP_LIMIT_PER_IP": "1000000", "BURACO_WS_ALLOWED_ORIGINS": ORIGIN,
         "BURACO_LOG_LEVEL": "WARNING", "BURACO_VAR_DIR": str(log_dir),
-        "BURACO_FRONTEND_DIR": str(log_dir / "none"), "BURACO_REDIS_MAX_CONNECTIONS": "128",
+        "BURACO_FRONTEND_DIR": str(log_dir / "none"),
+        "BURACO_REDIS_MAX_CONNECTIONS": str(MAX_CONNECTIONS),
         # Guests may not open 4-seat (special) tables with the economy on; the economy
         # only acts when a game starts and ends, never on a move, so it is off here.
         "BURACO_ECONOMY_ENABLED": "false",
     })
+    return env
+
+
+async def run(args: argparse.Namespace) -> dict[str, Any]:
+    log_dir = Path(args.log_dir)
+    log_dir.mkdir(parents=True, exist_ok=True)
+    owned: list[subprocess.Popen[bytes]] = []
+    redis_dir: Path | None = None
+    redis_url = args.redis_url
+    if not redis_url:
+        redis_proc, redis_url, redis_dir = start_redis(log_dir)
+        owned.append(redis_proc)
+    try:
+        return await measure(args, log_dir, redis_url, owned)
+    finally:
+        stop(owned)
+        if redis_dir is not None:
+            shutil.rmtree(redis_dir, ignore_errors=True)
+
+
+async def measure(args: argparse.Namespace, log_dir: Path, redis_url: str,
+                  owned: list[subprocess.Popen[bytes]]) -> dict[str, Any]:
+    nodes = RedisNodes(redis_url)
+    db_url = await fresh_database(args.pg_admin_url, args.database)
+    env = app_env(db_url, redis_url, log_dir)
     ports = [free_port() for _ in range(args.processes)]
     procs = [start([sys.executable, "-m", "uvicorn", "app.main:create_app", "--factory",
                     "--host", "127.0.0.1", "--port", str(p), "--no-access-log",
                     "--log-level", "warning", "--loop", "uvloop", "--ws", "websockets",
                     "--backlog", "4096", "--ws-per-message-deflate", "false"],
                    env, log_dir / f"uvicorn-{p}.log") for p in ports]
-    try:
-        for p, proc in zip(ports, procs, strict=True):
-            wait_ready(f"http://127.0.0.1:{p}/readyz", proc)
-        bases = [f"http://127.0.0.1:{p}" for p in ports]
-        print(f"starting {args.tables} tables ({4 * args.tables} sockets) on "
-              f"{args.processes} processes", flush=True)
-        tables, cookies = await setup_tables(bases, args.tables)
-        stats = Stats()
-        readers = await connect_seats(tables, cookies, [b.replace("http", "ws") + "/ws"
-                                                        for b in bases], stats)
-        print("all tables playing; warming up", flush=True)
-        quiet_client_gc()
-        warm = min(5.0, args.seconds / 4)
-        task = asyncio.create_task(pace(tables, stats, args.seconds + warm, Table.move))
-        await asyncio.sleep(warm)
-        info0 = r.info("stats")["total_commands_processed"]
-        cmd0 = r.info("commandstats")
-        cpu0 = sum(cpu_seconds(p.pid) for p in procs)
-        client0 = time.process_time()
-        stats.measuring = True
-        t0 = time.perf_counter()
-        await asyncio.sleep(args.seconds)
-        stats.measuring = False
-        elapsed = time.perf_counter() - t0
-        cpu = sum(cpu_seconds(p.pid) for p in procs) - cpu0
-        client_cpu = time.process_time() - client0
-        info1 = r.info("stats")["total_commands_processed"]
-        cmd1 = r.info("commandstats")
-        await task
-        for table in tables:
-            for seat in table.seats:
-                await seat.ws.close()
-        for reader in readers:
-            reader.cancel()
-        moves = max(stats.moves, 1)
-        per_cmd = {k.removeprefix("cmdstat_"): round((v["calls"] - cmd0.get(k, {}).get("calls", 0))
-                                                     / moves, 3)
-                   for k, v in cmd1.items() if v["calls"] - cmd0.get(k, {}).get("calls", 0)}
-        print(f"server: {stats.moves} moves in {elapsed:.1f}s, errors {dict(stats.errors)}, "
-              f"gaps {stats.gaps}, duplicates {stats.dups}", flush=True)
-        trips = round_trips(cmd0, cmd1) / moves
-        print(f"server CPU {cpu:.2f}s = {cpu / moves * 1e6:.0f} us/move; Redis commands/move "
-              f"{(info1 - info0) / moves:.2f} (script-internal included): {per_cmd}; "
-              f"round trips/move {trips:.2f}", flush=True)
-        # The client shares the 2 cores: when it nears one core, latency is its queueing.
-        print(f"client CPU {client_cpu:.2f}s ({client_cpu / elapsed:.0%} of a core); load "
-              f"average {os.getloadavg()[0]:.2f}", flush=True)
-    finally:
-        for proc in procs:
-            proc.send_signal(signal.SIGTERM)
-        for proc in procs:
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                proc.wait(10)
-            if proc.poll() is None:
-                proc.kill()
+    owned.extend(procs)
+    for p, proc in zip(ports, procs, strict=True):
+        wait_ready(f"http://127.0.0.1:{p}/readyz", proc)
+    bases = [f"http://127.0.0.1:{p}" for p in ports]
+    print(f"starting {args.tables} tables ({4 * args.tables} sockets) on "
+          f"{args.processes} processes, hands of {args.hand_size}", flush=True)
+    tables, cookies = await setup_tables(bases, args.tables, args.hand_size)
+    main_stats, base_stats = Stats(), Stats()
+    readers = await connect_seats(tables, cookies, [b.replace("http", "ws") + "/ws"
+                                                    for b in bases], main_stats)
+    base_proc, echo_tables, echo_readers = await start_baseline(args.tables, redis_url, log_dir)
+    owned.append(base_proc)
+    print("all tables playing; alternating windows", flush=True)
+    quiet_client_gc()
+    client0 = time.process_time()
+    each = args.seconds / args.rounds
+    for _ in range(args.rounds):
+        await window(main_stats, tables, each, args.move_timeout, [p.pid for p in procs], nodes)
+        await window(base_stats, echo_tables, each, args.move_timeout, [base_proc.pid], nodes)
+    client_cpu = time.process_time() - client0
+    rss = [rss_mib(p.pid) for p in procs]
+    for table in tables:
+        for seat in table.seats:
+            await seat.ws.close()
+    for t in echo_tables:
+        for ws in t.socks:
+            await ws.close()
+    for reader in readers + echo_readers:
+        reader.cancel()
     gc.unfreeze()
     gc.enable()
-    base_stats, base_cpu = await baseline(args.tables, args.seconds, args.redis_url, log_dir)
-    gc.enable()
-    base_moves = max(base_stats.moves, 1)
-    print(f"baseline: {base_stats.moves} moves, p50 {pct(base_stats.latencies, .5):.2f} ms, "
-          f"p99 {pct(base_stats.latencies, .99):.2f} ms, CPU {base_cpu / base_moves * 1e6:.0f} "
-          "us/move", flush=True)
-    p99, base_p99 = pct(stats.latencies, .99), pct(base_stats.latencies, .99)
-    cpu_ratio = (cpu / moves) / max(base_cpu / base_moves, 1e-9)
-    print(f"overhead: p99 x{p99 / max(base_p99, 1e-9):.2f}, server CPU per move "
-          f"x{cpu_ratio:.2f}", flush=True)
+    return summary(args, main_stats, base_stats, client_cpu, rss)
+
+
+def summary(args: argparse.Namespace, m: Stats, b: Stats, client_cpu: float,
+            rss: list[float]) -> dict[str, Any]:
+    served, base_served = max(m.served, 1), max(b.served, 1)
+    p99, base_p99 = pct(m.latencies, .99), pct(b.latencies, .99)
+    cpu_us, base_cpu_us = m.cpu / served * 1e6, b.cpu / base_served * 1e6
+    print(f"server: {m.served}/{m.offered} moves served in {m.seconds:.1f}s "
+          f"({dict(m.kinds)}), failures {dict(m.errors)}, gaps {m.gaps}, duplicates "
+          f"{m.dups}", flush=True)
+    print(f"server CPU {cpu_us:.0f} us/move, Redis CPU {m.redis_cpu / served * 1e6:.0f} "
+          f"us/move, Redis commands/move {m.commands / served:.2f}: "
+          f"{ {k: round(v / served, 2) for k, v in m.calls.most_common(12) if v > 0} }",
+          flush=True)
+    print(f"baseline: {b.served}/{b.offered} moves, failures {dict(b.errors)}, p50 "
+          f"{pct(b.latencies, .5):.2f} ms, p99 {base_p99:.2f} ms, CPU {base_cpu_us:.0f} "
+          f"us/move, Redis CPU {b.redis_cpu / base_served * 1e6:.0f} us/move", flush=True)
+    elapsed = m.seconds + b.seconds
+    print(f"client CPU {client_cpu:.2f}s ({client_cpu / max(elapsed, 1e-9):.0%} of a core); "
+          f"load average {os.getloadavg()[0]:.2f}; RSS per process {rss}", flush=True)
     return {
-        "tables": args.tables, "processes": args.processes,
-        "moves_per_s": round(stats.moves / elapsed, 1),
-        "p50_ms": round(pct(stats.latencies, .5), 2), "p99_ms": round(p99, 2),
-        "redis_round_trips_per_move": round(trips, 2),
+        "tables": args.tables, "processes": args.processes, "hand_size": args.hand_size,
+        "moves_per_s": round(m.served / max(m.seconds, 1e-9), 1),
+        "p50_ms": round(pct(m.latencies, .5), 2), "p99_ms": round(p99, 2),
+        "served_ratio": round(m.served / max(m.offered, 1), 4),
+        "redis_commands_per_move": round(m.commands / served, 2),
         "baseline_p99_ms": round(base_p99, 2),
+        "baseline_errors": sum(b.errors.values()),
         "overhead_ratio": round(p99 / max(base_p99, 1e-9), 2),
-        "cpu_ratio": round(cpu_ratio, 2), "lost": stats.gaps, "duplicated": stats.dups,
-        "server_cpu_us_per_move": round(cpu / moves * 1e6),
-        "client_cpu_share": round(client_cpu / elapsed, 2),
+        "server_cpu_us_per_move": round(cpu_us),
+        "baseline_cpu_us_per_move": round(base_cpu_us),
+        "cpu_ratio": round(cpu_us / max(base_cpu_us, 1e-9), 2),
+        "redis_cpu_us_per_move": round(m.redis_cpu / served * 1e6),
+        "baseline_redis_cpu_us_per_move": round(b.redis_cpu / base_served * 1e6),
+        "rss_mib_per_process": round(sum(rss) / max(len(rss), 1), 1),
+        "lost": m.gaps, "duplicated": m.dups, "failures": sum(m.errors.values()),
+        "client_cpu_share": round(client_cpu / max(elapsed, 1e-9), 2),
         "load_average": round(os.getloadavg()[0], 2),
     }
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--tables", type=int, default=100)
     parser.add_argument("--processes", type=int, default=2)
-    parser.add_argument("--seconds", type=float, default=20)
-    parser.add_argument("--redis-url", default="redis://127.0.0.1:6379/10")
+    parser.add_argument("--seconds", type=float, default=20,
+                        help="measured seconds per system, split over the rounds")
+    parser.add_argument("--rounds", type=int, default=2,
+                        help="alternations of the main run and the baseline")
+    parser.add_argument("--hand-size", type=int, default=11,
+                        help="cards per hand and per muerto (11 in every real preset)")
+    parser.add_argument("--move-timeout", type=float, default=5.0,
+                        help="a move not seen by all four sockets by then has failed")
+    parser.add_argument("--redis-url", default="",
+                        help="a Redis (or redis+cluster://) to use instead of starting "
+                             "one; never flushed")
     parser.add_argument("--pg-admin-url",
                         default="postgresql+asyncpg://postgres@127.0.0.1:5432/postgres")
     parser.add_argument("--database", default="buraco_load")
@@ -592,12 +827,9 @@ def main() -> None:
     args = parser.parse_args()
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 65536), hard))
-    try:
-        import uvloop
+    import uvloop
 
-        uvloop.install()
-    except ImportError:
-        pass
+    uvloop.install()
     result = asyncio.run(run(args))
     print(json.dumps(result))
 

@@ -9,6 +9,7 @@ replicas starting at once from migrating at the same time.
 from __future__ import annotations
 
 import asyncio
+import os
 from logging.config import fileConfig
 
 from alembic import context
@@ -18,6 +19,7 @@ from sqlalchemy.ext.asyncio import create_async_engine
 
 from app.core.config import Settings
 from app.core.db import Base, ensure_sqlite_dir
+from app.core.logging import configure_logging
 from app.economy import models as _economy_models  # noqa: F401  (registers the tables)
 from app.social import models as _social_models  # noqa: F401
 from app.tables import models as _tables_models  # noqa: F401
@@ -25,7 +27,10 @@ from app.users import models as _users_models  # noqa: F401
 
 config = context.config
 if config.config_file_name is not None and config.attributes.get("configure_logger", True):
-    fileConfig(config.config_file_name, disable_existing_loggers=False)
+    if os.environ.get("BURACO_ENV") == "production":  # the app's JSON lines, one format
+        configure_logging(json=True, level=os.environ.get("BURACO_LOG_LEVEL", "INFO"))
+    else:
+        fileConfig(config.config_file_name, disable_existing_loggers=False)
 
 target_metadata = Base.metadata
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -45,15 +45,18 @@ from app.core.config import Settings  # noqa: E402
 from app.main import create_app  # noqa: E402
 from tests.support import (  # noqa: E402
     in_thread,
+    per_worker_database,
     recreate_pg_database,
     run_alembic,
+    start_redis_server,
     truncate_pg_tables,
 )
 
 CI = os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
-TEST_DATABASE_URL = os.environ.get(
+# Under pytest-xdist each worker has its own database and Redis server (tests/support.py).
+TEST_DATABASE_URL = per_worker_database(os.environ.get(
     "BURACO_TEST_DATABASE_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/buraco_test"
-)
+))
 TEST_REDIS_URL = os.environ.get("BURACO_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
 
 SKIP_PREFIX = "needs a real server:"
@@ -83,14 +86,20 @@ def pg_url() -> str:
 
 
 @pytest.fixture(scope="session")
-def redis_url() -> str:
+def redis_url() -> Iterator[str]:
+    url, private = TEST_REDIS_URL, None
+    if os.environ.get("PYTEST_XDIST_WORKER") and (started := start_redis_server()):
+        private, url = started
     try:
-        client = redis.Redis.from_url(TEST_REDIS_URL, socket_connect_timeout=3)
+        client = redis.Redis.from_url(url, socket_connect_timeout=3)
         client.ping()
         client.close()
     except (redis.ConnectionError, redis.TimeoutError, OSError) as exc:
-        _unavailable(f"Redis ({TEST_REDIS_URL})", exc)
-    return TEST_REDIS_URL
+        _unavailable(f"Redis ({url})", exc)
+    yield url
+    if private is not None:
+        private.terminate()
+        private.wait(10)
 
 
 @pytest.fixture
@@ -188,10 +197,19 @@ async def embedded_client(embedded_app: FastAPI) -> AsyncIterator[httpx.AsyncCli
 # ---------------------------------------------------------------- reporting
 
 
+# Timing-sensitive or CPU-heavy tests (a browser, processes killed on purpose, one-second
+# clocks): `make test` runs them after the parallel part, one at a time, so two xdist
+# workers never fight over this machine's two cores while they run.
+SERIAL_PATHS = ("tests/e2e/", "tests/tables/test_failover.py", "tests/tables/test_clocks.py",
+                "tests/ops/test_restart.py", "tests/ops/test_production_logs.py")
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if REAL_SERVICE_FIXTURES.intersection(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.real_services)
+        if item.nodeid.startswith(SERIAL_PATHS):
+            item.add_marker(pytest.mark.serial)
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:

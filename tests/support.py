@@ -3,6 +3,9 @@ processes."""
 
 from __future__ import annotations
 
+import contextlib
+import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -43,6 +46,43 @@ def in_thread(fn: Callable[..., T], *args: Any) -> T:
     if "error" in result:
         raise result["error"]
     return result["value"]  # type: ignore[no-any-return]
+
+
+def xdist_worker() -> int:
+    """pytest-xdist's worker number (gw3 -> 3), or 0 when the run is not parallel."""
+    name = os.environ.get("PYTEST_XDIST_WORKER", "")
+    return int(name[2:]) if name.startswith("gw") and name[2:].isdigit() else 0
+
+
+def per_worker_database(url: str) -> str:
+    """Each xdist worker gets its own database (the fixtures drop and recreate it)."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if not worker:
+        return url
+    parsed = make_url(url)
+    return parsed.set(database=f"{parsed.database}_{worker}").render_as_string(
+        hide_password=False)
+
+
+def start_redis_server() -> tuple[subprocess.Popen[bytes], str] | None:
+    """A private Redis server for one xdist worker (pub/sub channels are not per-db, so
+    workers sharing a server would hear each other's lobby and user messages). None
+    when redis-server is not installed."""
+    binary = shutil.which("redis-server")
+    if binary is None:
+        return None
+    port = free_port()
+    proc = subprocess.Popen(
+        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly",
+         "no"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        with socket.socket() as s, contextlib.suppress(OSError):
+            s.connect(("127.0.0.1", port))
+            return proc, f"redis://127.0.0.1:{port}/0"
+        time.sleep(0.05)
+    proc.kill()
+    return None
 
 
 def alembic_config(url: str) -> Config:
@@ -127,10 +167,13 @@ def free_port() -> int:
 
 
 def start_uvicorn(port: int, env: dict[str, str], cwd: Path, log_path: Path,
+                  args: tuple[str, ...] = (), command: list[str] | None = None,
                   ) -> subprocess.Popen[bytes]:
-    """A real uvicorn process on 127.0.0.1:``port``, its output in ``log_path``."""
+    """A real uvicorn process on 127.0.0.1:``port``, its output in ``log_path``
+    (``args``: more uvicorn options; ``command``: instead of UVICORN)."""
     with log_path.open("wb") as log:  # the child keeps its own copy of the descriptor
-        return subprocess.Popen([*UVICORN, "--host", "127.0.0.1", "--port", str(port)],
+        return subprocess.Popen([*(command or UVICORN), "--host", "127.0.0.1", "--port",
+                                 str(port), *args],
                                 cwd=cwd, env=env, stdout=log, stderr=subprocess.STDOUT)
 
 

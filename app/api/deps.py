@@ -13,7 +13,9 @@ from redis.asyncio import Redis
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from starlette.requests import HTTPConnection
 
+from app.core import tracking
 from app.core.config import Settings
+from app.core.db import unit_of_work
 from app.core.errors import AppError
 from app.users.models import User
 from app.users.passwords import Passwords
@@ -42,8 +44,10 @@ def get_sessionmaker(conn: HTTPConnection) -> async_sessionmaker[AsyncSession]:
 
 
 async def get_db(conn: HTTPConnection) -> AsyncIterator[AsyncSession]:
-    """A session per request. Routes commit explicitly; anything uncommitted is rolled back."""
-    async with get_sessionmaker(conn)() as session:
+    """One session per request, shared by whatever the request calls (the table hooks
+    too: ``unit_of_work``), so a request never holds two pooled connections. Routes
+    commit explicitly; anything uncommitted is rolled back."""
+    async with unit_of_work(get_sessionmaker(conn)) as session:
         yield session
 
 
@@ -65,6 +69,7 @@ async def optional_user(
 async def current_user(user: Annotated[User | None, Depends(optional_user)]) -> User:
     if user is None:
         raise AppError("not_authenticated", NOT_AUTHENTICATED_MESSAGE, 401)
+    tracking.set_user(user.id)  # an error from here on names its user (when tracking is on)
     return user
 
 

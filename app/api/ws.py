@@ -1,31 +1,72 @@
-"""``WS /ws``: thin. Check the Origin, authenticate by the session cookie, then hand the
-socket to a ``Connection`` (app/tables/connection.py) until it closes."""
+"""``WS /ws``: thin. Check the Origin, authenticate by the session cookie, admit under
+the per-address cap, then hand the socket to a ``Connection`` (app/tables/connection.py)
+until it closes."""
 
 from __future__ import annotations
 
+import logging
+from collections import Counter
+
 from fastapi import APIRouter, WebSocket
 
+from app.api.deps import client_ip
+from app.core.origins import origin_allowed
+from app.tables import sockets
 from app.tables.connection import Connection
-from app.users.service import user_from_token
+from app.users.service import session_from_token
 from app.users.tokens import SESSION_COOKIE
 
 router = APIRouter()
+log = logging.getLogger("app.ws")
 
 POLICY_VIOLATION = 1008
+
+
+async def _refuse(ws: WebSocket, close: tuple[int, str]) -> None:
+    """Accept, then close: a browser shows the page the code and reason only of a socket
+    that was accepted (a refused handshake is an anonymous 403)."""
+    await ws.accept()
+    await ws.close(code=close[0], reason=close[1])
+
+
+def _per_ip(ws: WebSocket) -> Counter[str]:
+    counts: Counter[str] | None = getattr(ws.app.state, "ws_per_ip", None)
+    if counts is None:
+        counts = ws.app.state.ws_per_ip = Counter()
+    return counts
 
 
 @router.websocket("/ws")
 async def websocket_endpoint(ws: WebSocket) -> None:
     app = ws.app
-    origin = ws.headers.get("origin")
-    if origin is not None and origin not in app.state.settings.ws_allowed_origins:
-        await ws.close(code=POLICY_VIOLATION, reason="origin not allowed")
+    settings = app.state.settings
+    origin, host = ws.headers.get("origin"), ws.headers.get("host")
+    if not origin_allowed(origin, host, settings):
+        log.warning("WebSocket refused: Origin %r is not this site (Host %r) nor in "
+                    "BURACO_WS_ALLOWED_ORIGINS", origin, host)
+        await _refuse(ws, sockets.BAD_ORIGIN)
         return
     async with app.state.sessionmaker() as db:
-        user = await user_from_token(db, ws.cookies.get(SESSION_COOKIE))
-    if user is None:
+        found = await session_from_token(db, ws.cookies.get(SESSION_COOKIE))
+    if found is None:
         await ws.close(code=POLICY_VIOLATION, reason="not authenticated")
         return
-    await ws.accept()
-    name = user.nickname or user.username or f"#{user.id}"
-    await Connection(ws, user.id, name, app.state.hub, app.state.tables).run()
+    user, session = found
+    ip, per_ip = client_ip(ws), _per_ip(ws)
+    if per_ip[ip] >= settings.ws_max_sockets_per_ip:
+        await _refuse(ws, sockets.TOO_MANY_SOCKETS)
+        return
+    per_ip[ip] += 1
+    try:
+        await ws.accept()
+        name = user.nickname or user.username or f"#{user.id}"
+        raw_send = ws.scope.get("state", {}).get("raw_send")
+        sockets.bound_send_buffer(raw_send)
+        link = sockets.SocketSession(
+            token_hash=session.token_hash, expires_at=session.expires_at.timestamp(),
+            max_sockets=settings.ws_max_sockets_per_user, raw_send=raw_send)
+        await Connection(ws, user.id, name, app.state.hub, app.state.tables, link).run()
+    finally:
+        per_ip[ip] -= 1
+        if per_ip[ip] <= 0:
+            del per_ip[ip]

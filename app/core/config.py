@@ -42,6 +42,12 @@ class Settings(BaseSettings):
     redis_url: str = "memory://"
     redis_max_connections: int = Field(default=64, ge=1)
     redis_pool_timeout_seconds: float = Field(default=5.0, gt=0)
+    # How long a request waits for a free database connection before it is answered
+    # 503 server_busy (with Retry-After) instead of hanging.
+    db_pool_timeout_seconds: float = Field(default=3.0, gt=0)
+    # Hash-tagged buckets each global set (timers, processes, lobby indexes) is split
+    # into; 0: 1 on one Redis, 16 on a cluster (app/tables/store.py).
+    redis_buckets: int = Field(default=0, ge=0, le=1024)
 
     # Secrets and cookies.
     secret_key: SecretStr | None = None
@@ -54,9 +60,15 @@ class Settings(BaseSettings):
     argon2_parallelism: int = Field(default=1, ge=1)
 
     # Login throttling: at most N attempts per window, per username and per client address.
-    login_limit_per_username: int = Field(default=10, ge=1)
+    login_limit_per_username: int = Field(default=50, ge=1)
     login_limit_per_ip: int = Field(default=50, ge=1)
-    login_window_seconds: int = Field(default=300, ge=1)
+    login_window_seconds: int = Field(default=900, ge=1)
+    # Tight limit on wrong passwords for one username from one client address, per
+    # window; the per-username limit above is the loose one and applies only to addresses
+    # the account has never signed in from (docs/security.md).
+    login_limit_per_user_ip: int = Field(default=5, ge=1)
+    # Each time a username trips its loose limit, its next block lasts twice as long.
+    login_backoff_max_seconds: int = Field(default=3600, ge=1)
     # New accounts (signups and guests) per client address and window.
     signup_limit_per_ip: int = Field(default=30, ge=1)
     signup_window_seconds: int = Field(default=3600, ge=1)
@@ -66,15 +78,30 @@ class Settings(BaseSettings):
         default_factory=lambda: ["http://127.0.0.1:8000", "http://localhost:8000"]
     )
 
+    # At most this many sockets per user across all processes (the oldest is closed with
+    # 4008) and per client address on one process (new ones are refused with 4008).
+    ws_max_sockets_per_user: int = Field(default=8, ge=1)
+    ws_max_sockets_per_ip: int = Field(default=64, ge=1)
+
     # Game clocks.
     turn_seconds: int = Field(default=30, ge=1)
     turbo_turn_seconds: int = Field(default=12, ge=1)
     # Bots wait this long before each move so they feel human (0 in tests).
     bot_delay_seconds: float = Field(default=0.8, ge=0, le=10)
+    # The strong bot (docs/bots.md): CPU time and worlds per decision at most, and the
+    # worker processes it thinks in (off the event loop; 0: a thread of this process).
+    strong_bot_budget_ms: float = Field(default=60, ge=1, le=1000)
+    strong_bot_samples: int = Field(default=10, ge=1, le=200)
+    bot_workers: int = Field(default=1, ge=0, le=16)
     disconnect_grace_seconds: int = Field(default=60, ge=0)
     # A server process that has not renewed its heartbeat for this long is taken for
     # dead: another process drops the sockets it counted, so its players' grace clocks run.
     process_dead_after_seconds: float = Field(default=10, ge=1, le=300)
+    # A rematch offer at the end of a game waits this long for every player's yes.
+    rematch_seconds: int = Field(default=30, ge=1, le=600)
+    # Emotes at a table: at most this many per player per window.
+    emote_limit: int = Field(default=3, ge=1)
+    emote_window_seconds: int = Field(default=5, ge=1)
 
     # Economy.
     starting_coins: int = Field(default=50_000, ge=0)
@@ -84,9 +111,32 @@ class Settings(BaseSettings):
     economy_enabled: bool = True
     # Special tables (pairs, turbo, private) unlock at this level (seed 000: level 2).
     special_table_level: int = Field(default=2, ge=1, le=100)
+    # A start still unfinished after this long (its process died, or a step and its
+    # clean-up failed) is voided: stakes refunded, holds released, table closed.
+    start_recovery_seconds: float = Field(default=30.0, gt=0, le=3600)
+    # The reconciler (app/economy/reconciler.py): one process runs it every interval;
+    # it repairs only money untouched for the grace period (docs/economy.md).
+    reconcile_interval_seconds: float = Field(default=30.0, gt=0, le=3600)
+    reconcile_grace_seconds: float = Field(default=60.0, ge=0, le=86400)
 
     # The built browser client, served at / when the folder exists.
     frontend_dir: Path = Path("frontend/dist")
+
+    # The site's public host name (compose: TLS certificates for it). When it is set and
+    # no origins list is, the allowed origins are https://{domain}.
+    domain: str | None = None
+
+    # Operations (docs/operations.md). /metrics is open in development; in production it
+    # answers only with "Authorization: Bearer <metrics_token>" (404 when no token is set).
+    metrics_token: SecretStr | None = None
+    # Error tracking: sentry-sdk is started only when a DSN is set (no network otherwise).
+    sentry_dsn: SecretStr | None = None
+    sentry_traces_sample_rate: float = Field(default=0.0, ge=0, le=1)
+    # Production refuses settings that would lose data or weaken security (see
+    # _refuse_unsafe_production) unless this says the operator means it.
+    allow_unsafe_production: bool = False
+    # How long a SIGTERM waits for its sockets to be told and closed before shutting down.
+    shutdown_drain_seconds: float = Field(default=5.0, ge=0, le=60)
 
     @field_validator("ws_allowed_origins", mode="before")
     @classmethod
@@ -110,6 +160,21 @@ class Settings(BaseSettings):
             self.secret_key = SecretStr(_load_or_create_secret(self.var_dir / SECRET_KEY_FILE))
         return self
 
+    @model_validator(mode="after")
+    def _refuse_unsafe_production(self) -> Settings:
+        if self.domain and "ws_allowed_origins" not in self.model_fields_set:
+            self.ws_allowed_origins = [f"https://{self.domain}"]
+            self.model_fields_set.add("ws_allowed_origins")
+        if self.env != "production" or self.allow_unsafe_production:
+            return self
+        problems = unsafe_production_settings(self, self.model_fields_set)
+        if problems:
+            raise ValueError(
+                "BURACO_ENV=production refuses to start: " + "; ".join(problems)
+                + " (set BURACO_ALLOW_UNSAFE_PRODUCTION=true to start anyway)"
+            )
+        return self
+
     @property
     def is_production(self) -> bool:
         return self.env == "production"
@@ -117,6 +182,23 @@ class Settings(BaseSettings):
     @property
     def uses_embedded_redis(self) -> bool:
         return self.redis_url.startswith("memory://")
+
+
+def unsafe_production_settings(settings: Settings, explicit: set[str]) -> list[str]:
+    """Each unsafe choice, named by its environment variable."""
+    problems = []
+    if settings.database_url.startswith("sqlite"):
+        problems.append("BURACO_DATABASE_URL is SQLite (use PostgreSQL: replicas would not "
+                        "share it)")
+    if settings.uses_embedded_redis:
+        problems.append("BURACO_REDIS_URL is memory:// (use a Redis server: replicas would "
+                        "split the live tables)")
+    if not settings.cookie_secure:
+        problems.append("BURACO_COOKIE_SECURE is false (session cookies would travel over HTTP)")
+    if "ws_allowed_origins" not in explicit or not settings.ws_allowed_origins:
+        problems.append("BURACO_WS_ALLOWED_ORIGINS is not set (list the site's origins, "
+                        "e.g. https://buraco.example.com, or set BURACO_DOMAIN)")
+    return problems
 
 
 def _load_or_create_secret(path: Path) -> str:

@@ -5,6 +5,10 @@ Engines are built by the app's lifespan (or by Alembic/tests), never at import t
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from contextvars import ContextVar
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -85,17 +89,62 @@ def _sqlite_on_connect(dbapi_connection: Any, _record: Any) -> None:
     cursor.close()
 
 
-def create_engine(url: str, *, pool_size: int = 10, echo: bool = False) -> AsyncEngine:
+def create_engine(
+    url: str, *, pool_size: int = 10, echo: bool = False, pool_timeout: float = 30.0
+) -> AsyncEngine:
+    """``pool_timeout``: how long a checkout waits for a free connection before raising
+    ``sqlalchemy.exc.TimeoutError`` (answered 503 ``server_busy``, app/core/errors.py)."""
     if is_sqlite(url):
         ensure_sqlite_dir(url)
         engine = create_async_engine(url, echo=echo)
         event.listen(engine.sync_engine, "connect", _sqlite_on_connect)
         return engine
     return create_async_engine(
-        url, echo=echo, pool_size=pool_size, max_overflow=pool_size, pool_pre_ping=True
+        url, echo=echo, pool_size=pool_size, max_overflow=pool_size, pool_pre_ping=True,
+        pool_timeout=pool_timeout,
     )
 
 
 def create_sessionmaker(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
     # expire_on_commit=False: objects stay readable after the request commits.
     return async_sessionmaker(engine, expire_on_commit=False, autoflush=False)
+
+
+# The session of the request or job running in this task. A request (or job) that holds
+# a pooled connection and waits for a second one from the same pool deadlocks under load
+# (issue 11: 20 such requests exhaust a pool of 20), so nested code joins the session
+# already open instead of opening its own. Tagged with its task: a task started from a
+# request copies the context but must not share its session (sessions are not safe for
+# concurrent use), so it gets its own.
+_current: ContextVar[tuple[asyncio.Task[Any] | None, AsyncSession] | None] = ContextVar(
+    "buraco_unit_of_work", default=None
+)
+
+
+def current_session() -> AsyncSession | None:
+    found = _current.get()
+    if found is None or found[0] is not asyncio.current_task():
+        return None
+    return found[1]
+
+
+@asynccontextmanager
+async def unit_of_work(
+    maker: async_sessionmaker[AsyncSession],
+) -> AsyncIterator[AsyncSession]:
+    """The session of the current request or job, else a new one that nested calls in
+    this task then share. The owner closes it; joiners commit or roll back only their
+    own work (see app/economy/hooks.py)."""
+    joined = current_session()
+    if joined is not None:
+        yield joined
+        return
+    async with maker() as session:
+        token = _current.set((asyncio.current_task(), session))
+        try:
+            yield session
+        finally:
+            try:
+                _current.reset(token)
+            except ValueError:  # closed from another context (a dependency's teardown)
+                _current.set(None)

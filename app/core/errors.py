@@ -15,6 +15,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel
+from sqlalchemy.exc import TimeoutError as DatabasePoolTimeout
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 log = logging.getLogger("app.errors")
@@ -132,6 +133,15 @@ async def _validation_error(_request: Request, exc: Exception) -> JSONResponse:
     return error_response(422, "validation_error", message, fields=fields)
 
 
+async def _pool_exhausted(request: Request, exc: Exception) -> JSONResponse:
+    """Every pooled database connection stayed busy for ``db_pool_timeout_seconds``:
+    answer at once that the client may retry, rather than queue or fail with a 500."""
+    log.warning("database pool exhausted on %s %s", request.method, request.url.path)
+    return error_response(503, "server_busy",
+                          "The server is busy right now; try again in a moment.",
+                          headers={"Retry-After": "1"})
+
+
 async def _unexpected_error(request: Request, exc: Exception) -> JSONResponse:
     log.exception("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
     return error_response(500, "internal_error", "Something went wrong on our side.")
@@ -141,4 +151,5 @@ def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(AppError, _app_error)
     app.add_exception_handler(StarletteHTTPException, _http_error)
     app.add_exception_handler(RequestValidationError, _validation_error)
+    app.add_exception_handler(DatabasePoolTimeout, _pool_exhausted)
     app.add_exception_handler(Exception, _unexpected_error)

@@ -23,6 +23,7 @@ from app.economy.ledger import COINS, CREDITS, InsufficientFunds
 from app.economy.models import GameBet
 from app.economy.notify import Outbox
 from app.economy.wallets import ensure_wallet
+from app.tables.hooks import GameResult
 
 
 def check_bet(bet: int) -> None:
@@ -33,6 +34,10 @@ def check_bet(bet: int) -> None:
 async def reserve_seat(
     db: AsyncSession, settings: Settings, outbox: Outbox, user_id: int, table_id: str, bet: int
 ) -> None:
+    """Hold the bet for this seat. A seat and its hold are one unit: a hold that already
+    exists belongs to another sit of the same player (seated, or sitting down right now),
+    so this one is refused and changes nothing; only the sit that made a hold may give it
+    back (``release_seat``) when it loses its race for the seat."""
     check_bet(bet)
     if bet == 0:
         return
@@ -40,13 +45,12 @@ async def reserve_seat(
     w, h = ledger.wallet(user_id, COINS), ledger.seat_hold(table_id, user_id)
     await ledger.ensure(db, [h])
     locked = await ledger.lock(db, [w.key, h.key])
-    need = bet - locked[h.key].balance
-    if need <= 0:
-        return  # already held: sitting twice is sitting once
+    if locked[h.key].balance > 0:
+        raise AppError("already_seated", "You already sit at that table.", 409)
     try:
         await ledger.post(
             db, key=f"hold:{table_id}:{user_id}:{uuid.uuid4().hex}", kind="hold",
-            moves={w.key: -need, h.key: need}, locked=locked,
+            moves={w.key: -bet, h.key: bet}, locked=locked,
         )
     except InsufficientFunds:
         raise insufficient_funds(COINS) from None
@@ -55,17 +59,33 @@ async def reserve_seat(
 
 async def release_seat(
     db: AsyncSession, outbox: Outbox, user_id: int, table_id: str
-) -> None:
+) -> bool:
+    """The seat's hold back to the wallet (True), or nothing held (False)."""
     w, h = ledger.wallet(user_id, COINS), ledger.seat_hold(table_id, user_id)
     locked = await ledger.lock(db, [w.key, h.key])
     held = locked[h.key].balance if h.key in locked else 0
     if held <= 0 or w.key not in locked:
-        return
+        return False
     await ledger.post(
         db, key=f"release:{table_id}:{user_id}:{uuid.uuid4().hex}", kind="release",
         moves={h.key: -held, w.key: held}, locked=locked,
     )
     outbox.wallet_changed(user_id)
+    return True
+
+
+async def abort_start(db: AsyncSession, outbox: Outbox, result: GameResult) -> bool:
+    """A start that failed, at whatever step: every stake it escrowed goes back (the game
+    is void: ``result.winner_team`` is None) and every hold it did not escrow is
+    released, in this one transaction. True when money moved back."""
+    from app.economy import settlement  # settlement builds on this module
+
+    assert result.winner_team is None
+    refunded = await db.get(GameBet, result.game_id) is not None and \
+        await settlement.settle_game(db, outbox, result)
+    for user_id in sorted(result.teams):
+        refunded = await release_seat(db, outbox, user_id, result.table_id) or refunded
+    return refunded
 
 
 async def start_game(

@@ -1,4 +1,5 @@
-"""Gifts between friends: an item or a pack of coins/credits, paid by the sender.
+"""Gifts to any player not blocked either way: an item or a pack of coins/credits,
+paid by the sender.
 
 The sender's payment waits in the gift's own escrow account until the recipient
 answers from the notifications centre:
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import and_, select
+from sqlalchemy import and_, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.core.config import Settings
@@ -25,7 +26,7 @@ from app.economy.errors import MAX_AMOUNT, check_amount
 from app.economy.models import Gift, ShopItem
 from app.economy.notify import Outbox
 from app.social import notifications
-from app.social.models import Friendship
+from app.social.models import Block
 from app.users.models import User
 
 MAX_CREDITS_GIFT = 10_000
@@ -45,13 +46,15 @@ async def send(
 ) -> Gift:
     recipient = await _recipient(db, sender, order.to_user_id)
     sku, currency, price, amount = await _priced(db, recipient.id, order)
+    gives_money = await _gives_money(db, sku)
     gift = Gift(sender_id=sender.id, recipient_id=recipient.id, sku=sku, currency=currency,
                 amount=price, state="pending", created_at=utcnow())
     db.add(gift)
     await db.flush()
+    kind = "gift" if gives_money else "gift_item"  # the kinds giftable.py counts
     await shop.pay(db, settings, outbox, sender.id, currency, price,
                    ledger.gift_escrow(gift.id, currency), f"gift:{sender.id}:{request_key}",
-                   "gift")
+                   kind, giftable_only=gives_money)
     await notifications.add(db, outbox, recipient.id, "gift", {
         "gift_id": gift.id, "from_user_id": sender.id, "from_nickname": sender.nickname,
         "sku": sku, "currency": currency, "amount": amount,
@@ -62,18 +65,19 @@ async def send(
 async def _recipient(db: AsyncSession, sender: User, to_id: int) -> User:
     if to_id == sender.id:
         raise AppError("cannot_gift_self", "You cannot send a gift to yourself.", 400)
-    # The recipient and the friendship in one round trip.
+    # Any player may be gifted (seed 000: from a profile or a seat at the table), except
+    # across a block either way. The recipient and the block in one round trip.
     stmt = (
-        select(User, Friendship.user_id)
-        .outerjoin(Friendship, and_(Friendship.user_id == sender.id,
-                                    Friendship.friend_id == User.id))
+        select(User, Block.blocker_id)
+        .outerjoin(Block, or_(and_(Block.blocker_id == sender.id, Block.blocked_id == User.id),
+                              and_(Block.blocker_id == User.id, Block.blocked_id == sender.id)))
         .where(User.id == to_id)
     )
     row = (await db.execute(stmt)).first() if 0 < to_id < 2**62 else None
     if row is None:
         raise AppError("user_not_found", "No such player.", 404)
-    if row[1] is None:
-        raise AppError("not_friends", "You can only send gifts to your friends.", 403)
+    if row[1] is not None:
+        raise AppError("blocked", "You cannot send a gift to this player.", 403)
     recipient: User = row[0]
     return recipient
 
@@ -85,13 +89,19 @@ async def _priced(
     if order.sku is not None:
         found = await shop.item(db, order.sku)
         if found.kind not in shop.PACKS and await shop.owns(db, recipient_id, found.sku):
-            raise AppError("already_owned", "Your friend already owns this item.", 409)
+            raise AppError("already_owned", "That player already owns this item.", 409)
         return found.sku, found.currency, found.price, _gives(found)
     if order.currency not in ledger.CURRENCIES or order.amount is None:
         raise AppError("invalid_gift", "Choose an item, or a currency and an amount.", 400)
     limit = MAX_CREDITS_GIFT if order.currency == ledger.CREDITS else MAX_AMOUNT
     check_amount(order.amount, limit)
     return None, order.currency, order.amount, order.amount
+
+
+async def _gives_money(db: AsyncSession, sku: str | None) -> bool:
+    """An amount or a pack puts coins or credits in the recipient's wallet; an item not."""
+    found = await db.get(ShopItem, sku) if sku is not None else None
+    return found is None or found.kind in shop.PACKS
 
 
 def _gives(found: ShopItem) -> int:
@@ -130,8 +140,8 @@ async def accept(db: AsyncSession, outbox: Outbox, me: User, gift_id: int) -> Gi
 async def decline(db: AsyncSession, outbox: Outbox, me: User, gift_id: int) -> Gift:
     gift = await _mine_pending(db, me.id, gift_id)
     escrow = ledger.gift_escrow(gift.id, gift.currency)
-    await _release(db, gift, escrow, ledger.wallet(gift.sender_id, gift.currency),
-                   "gift_decline")
+    refund = "gift_decline" if await _gives_money(db, gift.sku) else "gift_item_decline"
+    await _release(db, gift, escrow, ledger.wallet(gift.sender_id, gift.currency), refund)
     gift.state, gift.answered_at = "declined", utcnow()
     outbox.wallet_changed(gift.sender_id)
     await notifications.mark_gift_read(db, outbox, me.id, gift.id)

@@ -11,6 +11,7 @@ Wiring (in create_app's lifespan)::
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
@@ -18,6 +19,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from app.core.config import Settings
+from app.core.db import current_session, unit_of_work
 from app.economy import bets, fastsettle, settlement
 from app.economy.ledger import DuplicateTransfer
 from app.economy.models import GameBet
@@ -25,6 +27,13 @@ from app.economy.notify import Notifier, Outbox
 from app.tables.hooks import GameResult
 
 T = TypeVar("T")
+log = logging.getLogger("app.economy")
+
+
+class _Unpaid(Exception):
+    def __init__(self, users: list[int]) -> None:
+        super().__init__(users)
+        self.users = users
 
 
 class EconomyTables:
@@ -41,16 +50,34 @@ class EconomyTables:
         self._postgres = self.engine.dialect.name == "postgresql"
 
     async def _run(self, work: Callable[[AsyncSession, Outbox], Awaitable[T]]) -> T:
+        """One transaction on the request's or job's own session (``unit_of_work``: never
+        a second pooled connection while the caller holds one): commit, then push."""
         outbox = Outbox()
-        async with self.sessionmaker() as db:
-            value = await work(db, outbox)
-            await db.commit()
-            await outbox.flush(db, self.notifier)
+        async with unit_of_work(self.sessionmaker) as db:
+            try:
+                value = await work(db, outbox)
+                await db.commit()
+            except BaseException:
+                await db.rollback()
+                raise
+            await self._push(outbox, db)
             return value
+
+    async def _push(self, outbox: Outbox, db: AsyncSession | None) -> None:
+        """After the commit: a push that fails (Redis away) must not turn a done movement
+        into an error (the caller would undo or retry it); clients re-read on reconnect."""
+        try:
+            await outbox.flush(db, self.notifier)
+        except Exception:
+            log.warning("pushes after a commit failed", exc_info=True)
 
     async def _settle_fast(self, result: GameResult) -> bool:
         """PostgreSQL: the settlement is one statement on the driver's connection, in its
-        own implicit transaction (see fastsettle). False: the generic path must do it."""
+        own implicit transaction (see fastsettle). False: the generic path must do it.
+        Inside a request or job that holds a session, the generic path runs on that
+        session instead (a second connection is never checked out)."""
+        if current_session() is not None:
+            return False
         outbox = Outbox()
         try:
             async with self.engine.connect() as conn:
@@ -63,14 +90,14 @@ class EconomyTables:
         if done is None:
             return False
         if outbox.needs_reads():  # not so far: the statement returned all it pushes
-            async with self.sessionmaker() as db:
-                await outbox.flush(db, self.notifier)
+            async with unit_of_work(self.sessionmaker) as db:
+                await self._push(outbox, db)
         else:
-            await outbox.flush(None, self.notifier)
+            await self._push(outbox, None)
         return True
 
     async def _game_recorded(self, game_id: str) -> bool:
-        async with self.sessionmaker() as db:
+        async with unit_of_work(self.sessionmaker) as db:
             return await db.get(GameBet, game_id) is not None
 
     async def charge_special_table(self, user_id: int, table_id: str) -> None:
@@ -90,23 +117,30 @@ class EconomyTables:
     async def start_game(
         self, game_id: str, table_id: str, bet: int, users: list[int]
     ) -> list[int]:
-        outbox = Outbox()
+        async def escrow(db: AsyncSession, outbox: Outbox) -> list[int]:
+            failed = await bets.start_game(db, self.settings, outbox, game_id, table_id, bet,
+                                           users)
+            if failed:
+                raise _Unpaid(failed)  # rolled back: nothing moved
+            return failed
+
         try:
-            async with self.sessionmaker() as db:
-                failed = await bets.start_game(
-                    db, self.settings, outbox, game_id, table_id, bet, users
-                )
-                if failed:
-                    await db.rollback()
-                    return failed
-                await db.commit()
-                await outbox.flush(db, self.notifier)
+            await self._run(escrow)
+        except _Unpaid as unpaid:
+            return unpaid.users
         except (DuplicateTransfer, IntegrityError):
             # Lost a race with a concurrent start of the same game: same answer as a
             # replay. Anything else (an unknown user, say) is a real error.
             if not await self._game_recorded(game_id):
                 raise
         return []
+
+    async def abort_start(self, result: GameResult) -> bool:
+        return await self._run(lambda db, box: bets.abort_start(db, box, result))
+
+    async def void_lost_game(self, result: GameResult) -> bool:
+        """The reconciler's repair of a game whose table was lost (settlement.py)."""
+        return await self._run(lambda db, box: settlement.void_and_notify(db, box, result))
 
     async def settle_game(self, result: GameResult) -> None:
         if self._postgres and await self._settle_fast(result):

@@ -1,8 +1,9 @@
 """Levels and XP: pure rules (thresholds, XP per game) plus storing progress.
 
 Thresholds: reaching level n needs 50 * n * (n - 1) XP in all (level 2 at 100, level 3
-at 300, level 4 at 600, level 5 at 1,000, ...). XP per finished game grows with the bet
-and the winner gets more: see ``xp_for``.
+at 300, level 4 at 600, level 5 at 1,000, ...). XP per finished game against people grows
+with the bet and the winner gets more (see ``xp_for``): level 2, which opens the special
+tables, comes after three games against people whatever their results (3 x 34 >= 100).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from app.economy.models import PlayerStats
 from app.economy.notify import Outbox
 from app.economy.sql import insert_for, table_of
 from app.social.notifications import add as add_notification
+from app.tables.meta import MIN_BET
 
 MAX_LEVEL = 100
 SPECIAL_TABLE_LEVEL = 2
@@ -33,12 +35,18 @@ def level_for(xp: int) -> int:
     return level
 
 
+WIN_XP = 50
+LOSS_XP = 34  # three losses against people (102 XP) reach level 2
+
+
 def xp_for(bet: int, won: bool) -> int:
-    """XP for one finished game: a base plus a share of the bet, capped so a huge bet
-    does not buy levels. At the minimum bet (6,000): 26 for a win, 6 for a loss."""
+    """XP for one finished game against people: a base plus a share of the bet above the
+    minimum, capped so a huge bet does not buy levels. At the minimum bet (6,000): 50 for
+    a win, 34 for a loss."""
+    above = max(bet - MIN_BET, 0)
     if won:
-        return 20 + min(bet // 1_000, 100)
-    return 5 + min(bet // 6_000, 20)
+        return WIN_XP + min(above // 1_000, 100)
+    return LOSS_XP + min(above // 6_000, 20)
 
 
 async def level_of(db: AsyncSession, user_id: int) -> int:

@@ -12,6 +12,7 @@ from app.economy.models import GameBet, GameRecord
 from app.economy.notify import Outbox
 from app.economy.payouts import Settlement, settle
 from app.economy.sql import insert_ignore, table_of
+from app.social import notifications
 from app.tables.hooks import GameResult
 
 
@@ -38,6 +39,21 @@ async def settle_game(db: AsyncSession, outbox: Outbox, result: GameResult) -> b
     mark_settled(bet, "void" if result.winner_team is None else "settled")
     await _record(db, outbox, result, plan)
     await db.flush()
+    return True
+
+
+async def void_and_notify(db: AsyncSession, outbox: Outbox, result: GameResult) -> bool:
+    """Void a game whose table was lost: every stake back, the game marked void, and each
+    player told, in one transaction. False (nothing changed) when it was settled."""
+    bet = await locked_bet(db, result.game_id)
+    stakes = dict(bet.stakes) if bet is not None else {}
+    if not await settle_game(db, outbox, result):
+        return False
+    for user, stake in sorted(stakes.items()):
+        await notifications.add(db, outbox, int(user), "game_voided", {
+            "game_id": result.game_id, "table_id": result.table_id, "amount": stake,
+            "currency": COINS,
+        })
     return True
 
 

@@ -409,20 +409,89 @@ class GreedyBot:
         # hand is usually that one plus a drawn card or minus those cards
         self._hand: tuple[tuple[int, ...], Hand] | None = None
         self._gone: tuple[int, ...] | None = None
+        # positions our takes and discards produced this hand (``_progress``), with the
+        # turn each was produced at: asked the same decision again (a retry) we answer
+        # the same, only an earlier turn's position counts as a repeat
+        self._seen: dict[int, int] = {}
+        self._seen_hand: tuple[int, int] = (-1, -1)
+        self._seen_turns = 0
+        self._last: tuple[State, C.Command, int | None] | None = None  # ``produces``
+        self._took = (-1, -1, -1)  # (turns, hand_no, card) of a one-card pile taken
 
     def choose(self, state: State, seat: int) -> C.Command:
+        cmd = self.propose(state, seat)
+        self.commit(state, seat, cmd)
+        return cmd
+
+    def propose(self, state: State, seat: int) -> C.Command:
+        """The command we would give, without remembering it (``commit`` does)."""
+        hand_key = (state.hand_no, state.first)
+        if self._seen_hand != hand_key or state.turns < self._seen_turns:
+            self._seen_hand = hand_key  # a new hand: forget the last one's positions
+            self._seen.clear()
+        self._seen_turns = state.turns
         if state.phase == DRAW:
-            draw = self._draw(state, seat)
-            self._gone = None  # (a draw or a take: no cards of ours went anywhere)
-            return draw
-        cmd = self._play(state, seat)
+            return self._progress(state, seat, self._draw(state, seat))
+        return self._progress(state, seat, self._play(state, seat))
+
+    def commit(self, state: State, seat: int, cmd: C.Command) -> None:
+        """``cmd`` is given: remember the position it produces (``_progress``) and the
+        cards it takes out of our hand (``_hand_of``)."""
+        key = self.produces(state, seat, cmd)
+        if key is not None and key not in self._seen:
+            self._seen[key] = state.turns
         if isinstance(cmd, C.Discard):
             self._gone = (cmd.card,)
         elif isinstance(cmd, (C.LayMeld, C.AddToMeld)):
             self._gone = cmd.cards
         else:
-            self._gone = None
+            self._gone = None  # (a draw or a take: no cards of ours went anywhere)
+            if isinstance(cmd, C.TakeDiscard) and len(state.discard) == 1 \
+                    and cmd.meld is None and cmd.add is None:
+                self._took = (state.turns, state.hand_no, state.discard[0])
+
+    def produces(self, state: State, seat: int, cmd: C.Command) -> int | None:
+        """The position (as a hash) a take or a discard leaves; None for other commands
+        (a draw shows a new card, melds only grow: neither can repeat a position)."""
+        memo = self._last
+        if memo is not None and memo[0] is state and memo[1] == cmd:
+            return memo[2]
+        if isinstance(cmd, C.Discard):
+            key: int | None = _produced_by_discard(state, seat, cmd.card)
+        elif isinstance(cmd, C.TakeDiscard):
+            key = _produced(state, seat, cmd)
+        else:
+            key = None
+        self._last = (state, cmd, key)
+        return key
+
+    def repeats(self, state: State, seat: int, cmd: C.Command) -> bool:
+        """Would ``cmd`` produce a position we produced already this hand?"""
+        key = self.produces(state, seat, cmd)
+        return key is not None and self._seen.get(key, state.turns) < state.turns
+
+    def _progress(self, state: State, seat: int, cmd: C.Command) -> C.Command:
+        """No loops: a take or a discard that would give a position (our hand, the pile,
+        the melds) this bot already produced this hand gives way to another choice (a
+        draw; the next discard in our order) when there is one."""
+        if not self.repeats(state, seat, cmd) and not self.gives_back(state, cmd):
+            return cmd
+        if isinstance(cmd, C.TakeDiscard):
+            return C.Draw() if _accepts(state, seat, C.Draw()) else cmd
+        for card in self.discard_order(state, seat):
+            alt = C.Discard(card)
+            if not self.repeats(state, seat, alt) and not self.gives_back(state, alt) \
+                    and _accepts(state, seat, alt):
+                return alt
         return cmd
+
+    def gives_back(self, state: State, cmd: C.Command) -> bool:
+        """Would ``cmd`` discard a card of the rank of the one-card pile we took this
+        turn (the take only passed the card round)?"""
+        took = self._took
+        return isinstance(cmd, C.Discard) and took[0] == state.turns \
+            and took[1] == state.hand_no and RANK[cmd.card] == RANK[took[2]]
+
 
     def _hand_of(self, hand: tuple[int, ...]) -> Hand:
         """``Hand(hand)``, derived from the last hand read when it is that one plus one
@@ -504,7 +573,8 @@ class GreedyBot:
             hand = state.hands[seat]
             own = state.melds[rules.team_of(seat)]
             if (len(pile) >= 3 or self._fits(rules, own, hand, pile[-1])) \
-                    and self._may_take_open(state, rules, hand):
+                    and self._may_take_open(state, rules, hand) \
+                    and not (len(pile) == 1 and _gives_back(state, seat)):
                 return C.TakeDiscard()
             return C.Draw()
         if rules.discard_pile == "closed" and not rules.add_to_any_meld \
@@ -871,52 +941,94 @@ class GreedyBot:
             memo = _DANGER = (state.melds, rules, team, cards)
         return memo[3]
 
+    def discard_order(self, state: State, seat: int) -> list[int]:
+        """Every card we could discard, the one ``_discard`` picks first."""
+        v = self._view(state, seat)
+        v.danger = self._danger(state, v.team)
+        return [card for _, card in sorted(_discard_keys(state, v))]
+
     @staticmethod
     def _discard(state: State, seat: int, v: _View) -> C.Command:
-        values = card_values(v.rules)
-        h = v.h
-        masks = h.masks
-        counts = h.counts
-        ranks = h.ranks if v.rules.groups else None
-        # cards the next player could lay (anywhere, where anyone may add to any meld)
-        danger = v.danger
-        single = state.taken_single
-        # usefulness of a card: 2 per neighbour held, 1 per card two slots away, 2 per
-        # other suit of its rank held (groups) and 1 for a copy, 6 if it would feed the
-        # next player; the lowest is discarded, the highest valued first. A key packs
-        # (usefulness, -value) into one int; wilds are kept (usefulness 100).
         best = -1
         best_key = 1 << 30
-        info = _DISCARD_INFO
-        suits_held = [-1] * 14  # per rank, the suits of it held (worked out once)
-        for card in set(v.hand):
-            if card == single:
-                continue
-            suit, near1, near2, rank = info[card]
-            if suit < 0:
-                key = 100 * 1024
-            else:
-                mask = masks[suit]
-                score = 2 * (mask & near1).bit_count() + (mask & near2).bit_count()
-                if ranks is not None and ranks[rank] > 1:
-                    kinds = suits_held[rank]
-                    if kinds < 0:
-                        kinds = suits_held[rank] = (counts[rank - 1] > 0) \
-                            + (counts[rank + 12] > 0) + (counts[rank + 25] > 0) \
-                            + (counts[rank + 38] > 0)
-                    score += 2 * (kinds - 1) + (counts[card] > 1)
-                if card in danger:
-                    score += 6  # it would feed the next player
-                key = score * 1024 - values[card]
+        for key, card in _discard_keys(state, v):
             if key < best_key:
                 best, best_key = card, key
         if best >= 0 and len(v.hand) > 1:
             return C.Discard(best)  # only a last card's discard can be refused
-        order = [c for c in set(v.hand) if c != single]
+        order = [c for c in set(v.hand) if c != state.taken_single]
         cmd = _first_accepted(state, seat, (C.Discard(c) for c in order))
         if cmd is None:  # cannot happen: the engine never strands a hand
             cmd = legal_commands(state, seat)[0]
         return cmd
+
+
+def _discard_keys(state: State, v: _View) -> list[tuple[int, int]]:
+    """(key, card) of each card we may discard: the lowest key goes first."""
+    values = card_values(v.rules)
+    h = v.h
+    masks = h.masks
+    counts = h.counts
+    ranks = h.ranks if v.rules.groups else None
+    # cards the next player could lay (anywhere, where anyone may add to any meld)
+    danger = v.danger
+    single = state.taken_single
+    # usefulness of a card: 2 per neighbour held, 1 per card two slots away, 2 per
+    # other suit of its rank held (groups) and 1 for a copy, 6 if it would feed the
+    # next player; the lowest is discarded, the highest valued first. A key packs
+    # (usefulness, -value) into one int; wilds are kept (usefulness 100).
+    info = _DISCARD_INFO
+    suits_held = [-1] * 14  # per rank, the suits of it held (worked out once)
+    out: list[tuple[int, int]] = []
+    for card in set(v.hand):
+        if card == single:
+            continue
+        suit, near1, near2, rank = info[card]
+        if suit < 0:
+            key = 100 * 1024
+        else:
+            mask = masks[suit]
+            score = 2 * (mask & near1).bit_count() + (mask & near2).bit_count()
+            if ranks is not None and ranks[rank] > 1:
+                kinds = suits_held[rank]
+                if kinds < 0:
+                    kinds = suits_held[rank] = (counts[rank - 1] > 0) \
+                        + (counts[rank + 12] > 0) + (counts[rank + 25] > 0) \
+                        + (counts[rank + 38] > 0)
+                score += 2 * (kinds - 1) + (counts[card] > 1)
+            if card in danger:
+                score += 6  # it would feed the next player
+            key = score * 1024 - values[card]
+        out.append((key, card))
+    return out
+
+
+def _produced(state: State, seat: int, cmd: C.Command) -> int:
+    """The position (our hand, the pile, the melds) ``cmd`` leaves, as a hash."""
+    new = apply(state, seat, cmd)[1]
+    return hash((new.hands[seat], new.discard, new.melds))
+
+
+def _produced_by_discard(state: State, seat: int, card: int) -> int:
+    """``_produced`` of discarding ``card``, without applying it."""
+    return hash((_without(state.hands[seat], card), state.discard + (card,), state.melds))
+
+
+def _gives_back(state: State, seat: int) -> bool:
+    """Would taking this one-card pile end with our turn discarding a card of its rank
+    (the card kept nowhere)? Then the take only passes the card round: draw instead."""
+    card = state.discard[-1]
+    try:
+        after = apply(state, seat, C.TakeDiscard())[1]
+    except RuleViolation:
+        return False
+    bot = GreedyBot()
+    while after.phase == PLAY and after.turn == seat:
+        cmd = bot.choose(after, seat)
+        if isinstance(cmd, C.Discard):
+            return RANK[cmd.card] == RANK[card] and card in after.hands[seat]
+        after = apply(after, seat, cmd)[1]
+    return False
 
 
 def play_hand(state: State, bots: list[Bot], max_steps: int = 20_000) -> State:

@@ -7,7 +7,6 @@ them, skipping viewers for whom ``presence.may_see`` is false.
 
 from __future__ import annotations
 
-import unicodedata
 from datetime import timedelta
 from typing import Any
 
@@ -18,6 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.core import ratelimit
 from app.core.db import utcnow
 from app.core.errors import AppError
+from app.core.text import clean_text
 from app.economy.notify import Outbox
 from app.social.friends import hidden_ids
 from app.social.models import ChatMessage
@@ -35,11 +35,12 @@ def channel_name(table_id: str | None) -> str:
 
 
 def clean(text: str) -> str:
-    """Drop control characters (newlines become spaces) and surrounding blanks."""
-    text = "".join(
-        " " if unicodedata.category(c) == "Cc" else c
-        for c in text if unicodedata.category(c) not in ("Cf", "Cs", "Co")
-    ).strip()
+    """The shared cleaning (app/core/text.py: newlines become spaces, other control and
+    format characters are refused), then this channel's own limits."""
+    try:
+        text = clean_text(text, multiline=True)
+    except ValueError as exc:
+        raise AppError("validation_error", f"text: {exc}", 422) from None
     if not text:
         raise AppError("empty_message", "Write something first.", 400)
     if len(text) > MAX_CHARS:

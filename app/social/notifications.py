@@ -15,11 +15,12 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from app.core.db import utcnow
 from app.core.errors import AppError
 from app.economy.notify import Outbox
+from app.social import i18n, prefs
 from app.social.models import Notification
 
 KINDS = {
     "gift", "gift_accepted", "gift_declined", "friend_request", "friend_accepted",
-    "challenge", "level_up",
+    "challenge", "level_up", "game_voided",
 }
 
 
@@ -31,15 +32,18 @@ async def add(
     note = Notification(user_id=user_id, kind=kind, payload=payload, created_at=utcnow())
     db.add(note)
     await db.flush()
-    outbox.notified(user_id, out(note))
+    outbox.notified(user_id, out(note, await prefs.language_of(db, user_id)))
     return note
 
 
-def out(note: Notification) -> dict[str, Any]:
+def out(note: Notification, lang: str = i18n.DEFAULT) -> dict[str, Any]:
+    """``text``: the line to show, in the reader's language (``kind`` and ``payload``
+    stay for clients that render their own)."""
     return {
         "id": note.id,
         "kind": note.kind,
         "payload": note.payload,
+        "text": i18n.notification_text(note.kind, note.payload, lang),
         "created_at": note.created_at.isoformat(),
         "read": note.read_at is not None,
     }

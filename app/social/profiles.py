@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from redis.asyncio import Redis
-from sqlalchemy import func, select
+from sqlalchemy import exists, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import aliased
 
 from app.economy import shop
 from app.economy.levels import level_for, xp_needed
@@ -32,9 +33,10 @@ async def profile(db: AsyncSession, redis: Redis, me: User, user_id: int) -> Pro
         games=stats.games if stats else 0, wins=stats.wins if stats else 0,
         modalities=await _modalities(db, user.id),
         equipped=await shop.equipped(db, user.id),
-        recent_games=await _recent(db, user.id),
+        recent_games=await _recent(db, user.id, me.id),
         online=online, relation=relation, blocked=blocked,
         can_challenge=online and not blocked and me.id != user.id,
+        can_gift=not blocked and me.id != user.id,
     )
 
 
@@ -66,13 +68,17 @@ async def _modalities(db: AsyncSession, user_id: int) -> list[ModalityStats]:
     ]
 
 
-async def _recent(db: AsyncSession, user_id: int) -> list[GameLine]:
+async def _recent(db: AsyncSession, user_id: int, viewer: int) -> list[GameLine]:
     stmt = (
         select(GameRecord, Game.totals, Game.seats, Game.ended_at)
         .outerjoin(Game, Game.id == GameRecord.game_id)
         .where(GameRecord.user_id == user_id)
-        .order_by(GameRecord.created_at.desc()).limit(RECENT_GAMES)
     )
+    if viewer != user_id:  # someone else's private games only to those who played them
+        mine = aliased(GameRecord)
+        played = exists().where(mine.game_id == GameRecord.game_id, mine.user_id == viewer)
+        stmt = stmt.where(or_(Game.private.is_(False), played))
+    stmt = stmt.order_by(GameRecord.created_at.desc()).limit(RECENT_GAMES)
     lines = []
     for rec, totals, seats, ended_at in (await db.execute(stmt)).all():
         lines.append(GameLine(

@@ -51,9 +51,11 @@ async def search_players(
 
 @router.get("/players/online", response_model=list[PlayerOut])
 async def online_players(user: CurrentUser, db: DbDep, redis: RedisDep) -> list[PlayerOut]:
-    """The lobby's list of online players (people blocked either way are left out)."""
+    """The lobby's list of online players (people blocked either way are left out). The
+    one asking is online and counted, even before their socket has said so."""
     hidden = await friends.hidden_ids(db, user.id)
-    ids = [i for i in await presence.online_ids(redis) if i not in hidden][:MAX_ONLINE]
+    ids = [i for i in await presence.online_ids(redis) if i not in hidden and i != user.id]
+    ids = [user.id, *ids][:MAX_ONLINE]
     users = []
     if ids:
         stmt = select(User).where(User.id.in_(ids)).order_by(User.nickname)

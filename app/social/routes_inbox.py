@@ -11,6 +11,7 @@ from app.core.errors import ERROR_RESPONSES
 from app.economy.deps import NotifierDep
 from app.economy.notify import Outbox
 from app.social import chat, notifications
+from app.social.routes_prefs import LangDep
 from app.social.schemas import ChatIn, ChatOut, NotificationOut, NotificationsOut
 from app.tables.lobby import visible_table
 from app.tables.routes import TablesDep
@@ -23,13 +24,13 @@ Limit = Annotated[int, Query(ge=1, le=100)]
 
 @router.get("/notifications", response_model=NotificationsOut)
 async def my_notifications(
-    user: CurrentUser, db: DbDep,
+    user: CurrentUser, db: DbDep, lang: LangDep,
     before_id: Annotated[int | None, Query(ge=1, le=2**62)] = None, limit: Limit = 50,
 ) -> NotificationsOut:
     items = await notifications.listing(db, user.id, limit, before_id)
     return NotificationsOut(
         unread=await notifications.unread_count(db, user.id),
-        items=[NotificationOut(**notifications.out(n)) for n in items],
+        items=[NotificationOut(**notifications.out(n, lang)) for n in items],
     )
 
 

@@ -7,6 +7,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from app.core.text import ChatText
+
 BIG = 2**62
 Relation = Literal["self", "friends", "request_sent", "request_received", "none"]
 
@@ -77,12 +79,14 @@ class ProfileOut(BaseModel):
     relation: Relation
     blocked: bool
     can_challenge: bool
+    can_gift: bool  # "Regalar": any other player not blocked either way (seed 000)
 
 
 class NotificationOut(BaseModel):
     id: int
     kind: str
     payload: dict[str, Any]
+    text: str  # in the reader's language
     created_at: datetime
     read: bool
 
@@ -96,7 +100,7 @@ class ChatIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     # Checked again after cleaning (300 characters); the slack allows stripped blanks.
-    text: str = Field(min_length=1, max_length=1000)
+    text: ChatText
 
 
 class ChatOut(BaseModel):
@@ -107,3 +111,14 @@ class ChatOut(BaseModel):
     nickname: str
     text: str
     at: datetime
+
+
+class LanguageIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    language: str = Field(min_length=2, max_length=8)
+
+
+class LanguageOut(BaseModel):
+    language: str
+    languages: list[str]

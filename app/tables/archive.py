@@ -8,6 +8,7 @@ from typing import Any
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from app.core.db import unit_of_work
 from app.core.errors import AppError
 from app.rules.deal import deal_commitment, deal_from_dict
 from app.tables.meta import TableMeta
@@ -21,7 +22,7 @@ class GameArchive:
     async def __call__(self, meta: TableMeta, log: list[Any]) -> None:
         """Write the game once (keyed by its id: a second call changes nothing)."""
         assert meta.game_id is not None
-        async with self.sessionmaker() as db:
+        async with unit_of_work(self.sessionmaker) as db:
             if await db.get(Game, meta.game_id) is not None:
                 return
             totals: list[int] = []
@@ -38,6 +39,7 @@ class GameArchive:
                 seats=[s.model_dump() if s else None for s in meta.seats], bet=meta.bet,
                 hands=[h.model_dump() for h in meta.hands], events=log, totals=totals,
                 winner_team=winner, status="finished", started_at=started,
+                private=meta.private,
                 ended_at=datetime.now(UTC),
             ))
             try:
@@ -46,9 +48,15 @@ class GameArchive:
                 await db.rollback()  # raced with another process: it is written already
 
 
-async def load_game(db: AsyncSession, game_id: str) -> Game:
+def played_in(game: Game, user_id: int) -> bool:
+    return any(s and s.get("user_id") == user_id and not s.get("bot") for s in game.seats)
+
+
+async def load_game(db: AsyncSession, game_id: str, viewer: int) -> Game:
+    """A finished game ``viewer`` may read: a private table's only by its players (to
+    anyone else it does not exist, so its id reveals nothing)."""
     game = await db.get(Game, game_id)
-    if game is None:
+    if game is None or (game.private and not played_in(game, viewer)):
         raise AppError("game_not_found", "There is no finished game with that id.", 404)
     return game
 

@@ -1,13 +1,108 @@
-"""Which bot plays a live table's bot seat, by the seat's strength (docs/bots.md)."""
+"""The bots of the live tables: which bot plays a seat, and where it thinks.
+
+Easy and normal bots answer in well under a millisecond, on the event loop. A strong
+bot lists its candidates here (cheap; its no-loop memory lives in this process) and
+runs the search, tens of milliseconds of CPU, in a worker process (``bot_workers``), so
+a bot thinking never holds up another table's move; the state goes over as its JSON
+dict (compiled rule sets do not pickle) and the worker answers with the index of the
+candidate it chose. Bots are kept per (table, seat) so that their memory of the hand
+(docs/bots.md, "No loops") lasts from one move to the next; a process that restarts or
+another process that plays the next move starts a fresh memory, which only weakens
+that guard for a few turns.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import multiprocessing
+import time
+import zlib
+from collections import OrderedDict
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from typing import Any
+
+from app.core.config import Settings
+from app.rules import commands as C
 from app.rules.bots import Bot, GreedyBot
+from app.rules.levels import make_bot
+from app.rules.search import StrongBot
+from app.rules.serialize import (
+    command_from_dict,
+    command_to_dict,
+    state_from_dict,
+    state_to_dict,
+)
+from app.rules.state import State
 from app.tables.meta import BotStrength
 
+KEPT_BOTS = 2048  # bots remembered per process (the least recently used go)
 
-def bot_for(strength: BotStrength) -> Bot:
-    """The bot of that strength. Until easy and strong exist every strength plays
-    GreedyBot (normal)."""
-    del strength
-    return GreedyBot()
+
+def search_index(state: dict[str, Any], seat: int, options: list[dict[str, Any]],
+                 seed: int, samples: int, budget: float) -> int:
+    """In a worker: the strong bot's search over ``options``; the index it chose."""
+    cmds = [command_from_dict(o) for o in options]
+    bot = StrongBot(seed, samples=samples, clock=time.process_time, budget=budget)
+    return cmds.index(bot.search(state_from_dict(state), seat, cmds))
+
+
+class BotPlayer:
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self._bots: OrderedDict[tuple[str, int], tuple[str, Bot]] = OrderedDict()
+        self._pool: Executor | None = None
+
+    def bot(self, table_id: str, seat: int, strength: BotStrength) -> Bot:
+        key = (table_id, seat)
+        kept = self._bots.get(key)
+        if kept is None or kept[0] != strength:
+            seed = zlib.crc32(f"{table_id}|{seat}".encode())  # the same in every process
+            kept = (strength, make_bot(strength, seed, time.process_time))
+            self._bots[key] = kept
+            if len(self._bots) > KEPT_BOTS:
+                self._bots.popitem(last=False)
+        self._bots.move_to_end(key)
+        return kept[1]
+
+    async def command(self, table_id: str, state: State, seat: int,
+                      strength: BotStrength) -> C.Command:
+        """The command the seat's bot gives (a strong bot's search off the loop)."""
+        bot = self.bot(table_id, seat, strength)
+        if not isinstance(bot, StrongBot):
+            return bot.choose(state, seat)
+        options = bot.candidates(state, seat)
+        cmd = options[0]
+        if len(options) > 1:
+            s = self.settings
+            loop = asyncio.get_running_loop()
+            index = await loop.run_in_executor(
+                self.pool(), search_index, state_to_dict(state), seat,
+                [command_to_dict(o) for o in options], bot.seed,
+                s.strong_bot_samples, s.strong_bot_budget_ms / 1000)
+            cmd = options[index]
+        bot.greedy.commit(state, seat, cmd)
+        return cmd
+
+    def pool(self) -> Executor:
+        if self._pool is None:
+            workers = self.settings.bot_workers
+            if workers > 0:  # spawn: a fork of a process running threads is unsafe
+                self._pool = ProcessPoolExecutor(
+                    workers, mp_context=multiprocessing.get_context("spawn"))
+            else:
+                self._pool = ThreadPoolExecutor(1, thread_name_prefix="bots")
+        return self._pool
+
+    def forget(self, table_id: str) -> None:
+        for key in [k for k in self._bots if k[0] == table_id]:
+            del self._bots[key]
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+
+
+def fallback(state: State, seat: int) -> C.Command:
+    """A command when the bot's was refused (a table that moved on meanwhile)."""
+    return GreedyBot().choose(state, seat)

@@ -5,10 +5,14 @@ A move decided on a cached entry costs one Redis round trip (the commit) instead
 through the commit script, which bumps the version and refuses a stale one: an entry at
 version v holds exactly what Redis held at v, so a decision on it either commits (the
 table was still at v) or gets Conflict and is decided again. Entries advance by this
-process's own commits and by the records other processes publish (the publish carries
-the meta and state the commit saved; see ``store.COMMIT_LUA``). A decision on an entry
-that refuses or does nothing is made again on a fresh load, since a stale entry may be
-wrong about whose turn it is.
+process's own commits and by the EVENTS other processes publish on the tables this one
+watches (``store.COMMIT_LUA``): the game records are folded into the cached state with
+the engine's ``evolve`` (the fold the engine's property tests check against ``apply``),
+a changed meta comes whole, a state the records do not determine comes whole. Records
+that do not follow the entry's version exactly (a lost message) drop the entry and
+``advance`` says so, so that the caller reloads it. A decision on an entry that refuses
+or does nothing is made again on a fresh load, since a stale entry may be wrong about
+whose turn it is.
 """
 
 from __future__ import annotations
@@ -17,11 +21,16 @@ from typing import Any
 
 import orjson
 
-from app.rules.serialize import state_from_dict
-from app.rules.state import State
+from app.rules.engine import evolve
+from app.rules.ruleset import ruleset_from_dict
+from app.rules.serialize import event_from_dict, state_from_dict
+from app.rules.state import State, initial_state
 from app.tables.meta import TableMeta
 
 MAX_ENTRIES = 20_000
+
+# What ``advance`` found
+FOLDED, ALREADY, GAP, ABSENT = "folded", "already", "gap", "absent"
 
 
 class Entry:
@@ -44,6 +53,19 @@ class Entry:
             self._state = state_from_dict(orjson.loads(self._state_raw))
             self._state_raw = ""
         return self._state
+
+    def fold(self, records: list[dict[str, Any]]) -> None:
+        """Apply the game records of one commit to the state (a first deal starts from
+        the rules' initial state, as the service's first deal does)."""
+        state = self.state()
+        for record in records:
+            if record.get("k") != "g":
+                continue
+            event = record.get("_ev") or event_from_dict(record["e"])
+            if state is None:
+                state = initial_state(ruleset_from_dict(self.meta().rules))
+            state = evolve(state, event)
+        self._state = state
 
 
 class TableCache:
@@ -69,26 +91,29 @@ class TableCache:
         if len(self.entries) > self.limit:
             del self.entries[next(iter(self.entries))]
 
-    def advance(self, payload: dict[str, Any], meta_raw: str, state_raw: str) -> None:
-        """A commit's publish: its records (versions first..last) and the meta and state it
-        saved ('' for unchanged). Applies only on top of the version just before."""
+    def advance(self, payload: dict[str, Any], meta_raw: str, state_raw: str) -> str:
+        """A commit's publish: its records (versions first..last), the full meta when it
+        changed and the state when the records do not determine it ('' otherwise).
+        Applies only on top of the version just before; returns FOLDED, ALREADY (our own
+        commit, or older), GAP (the entry was dropped: reload it) or ABSENT."""
         records = payload.get("records") or []
         table_id = payload.get("t")
         if not records or not isinstance(table_id, str):
-            return
+            return ALREADY
         first, last = records[0]["v"], records[-1]["v"]
         entry = self.entries.get(table_id)
         if entry is None:
-            if meta_raw and state_raw:
-                self._set(table_id, Entry(last, None, None, meta_raw, state_raw))
-            return
+            return ABSENT
         if entry.v >= last:
-            return  # our own commit, already cached
+            return ALREADY
         if entry.v != first - 1:
-            del self.entries[table_id]  # a gap: the next decision loads
-            return
-        entry.v = last
+            del self.entries[table_id]
+            return GAP
         if meta_raw:
             entry._meta, entry._meta_raw = None, meta_raw
         if state_raw:
             entry._state, entry._state_raw = None, state_raw
+        else:
+            entry.fold(records)
+        entry.v = last
+        return FOLDED

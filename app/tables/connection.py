@@ -12,17 +12,20 @@ import orjson
 from pydantic import ValidationError
 from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 
+from app.core import metrics
 from app.core.errors import AppError
+from app.core.logging import WsSession
 from app.rules.legal import legal_commands
 from app.rules.serialize import command_from_dict, command_to_dict
-from app.tables import lobby
-from app.tables.fanout import Hub, TableWatch, snapshot_frame
+from app.tables import emotes, lobby, sockets
+from app.tables.fanout import Hub, TableWatch, shared_frames, snapshot_frame
 from app.tables.protocol import (
     CLIENT_MESSAGE,
     MAX_FRAME_BYTES,
     RATE_PER_SECOND,
     REDIS_UNAVAILABLE,
     CommandMsg,
+    EmoteMsg,
     LeaveMsg,
     LegalMsg,
     LobbyMsg,
@@ -43,14 +46,18 @@ LOBBY_CHAT = "chat:lobby"
 
 def table_chat(table_id: str) -> str:
     return f"chat:table:{table_id}"
-MAX_QUEUE = 2000  # frames waiting for a slow socket before we drop it (it resyncs)
+# Items waiting for a socket whose client stopped reading (the pump is then stuck behind
+# the server's write buffer): past this many the client is dropped with 4009 and resyncs
+# when it comes back, so an idle phone costs a bounded amount of memory.
+MAX_QUEUE = 256
+HANG_UP_SECONDS = 1.0  # a close frame that cannot be written by then: drop the connection
 DRAIN_SECONDS = 2.0  # how long a socket being closed for flooding may take to flush
 FLOOD_CLOSE_AFTER = 100  # messages refused for rate in a row before the socket is closed
 
 
 class Connection:
     def __init__(self, ws: WebSocket, user_id: int, name: str, hub: Hub,
-                 svc: TableService) -> None:
+                 svc: TableService, session: sockets.SocketSession | None = None) -> None:
         self.ws = ws
         self.user_id = user_id
         self.name = name
@@ -63,30 +70,64 @@ class Connection:
         self.refused = 0
         self.closed = False
         self.closing = False  # a close is queued behind the frames still to be written
+        self.session = session or sockets.SocketSession()
+        self.socket_id = sockets.new_socket_id()
+        self.private = user_channel(user_id)
+        self.ended = asyncio.Event()  # closed from outside: session over, evicted, too slow
+        self.hang_up: asyncio.Task[None] | None = None
+        self.ws_log = WsSession(user_id)  # its closing log line and the socket gauge
         if hub.table_cache is None:  # the hub keeps the service's cache in step
             hub.table_cache = svc.cache
 
     # -- delivery from the hub (runs in the hub's task: never blocks)
 
     def deliver(self, channel: str, payload: Any) -> None:
-        if self.queue.qsize() >= MAX_QUEUE:
-            self.closed = True
+        if channel == self.private and isinstance(payload, dict) \
+                and payload.get("type") == sockets.CONTROL:
+            close = sockets.verdict(payload, self.socket_id, self.session.token_hash)
+            if close is not None:
+                self.end(*close)
             return
-        self.queue.put_nowait(("pub", (channel, payload)))
+        self._enqueue(("pub", (channel, payload)))
 
     def send(self, frame: dict[str, Any]) -> None:
-        self.queue.put_nowait(("frame", frame))
+        self._enqueue(("frame", frame))
+
+    def _enqueue(self, item: tuple[str, Any]) -> None:
+        if self.queue.qsize() >= MAX_QUEUE:
+            self.end(*sockets.TOO_SLOW)
+            return
+        self.queue.put_nowait(item)
+
+    def end(self, code: int, reason: str) -> None:
+        """Close from outside the pump, which may be stuck behind a client that does not
+        read: the close frame goes out at once if it can, else the connection is dropped."""
+        if self.hang_up is not None:
+            return
+        log.info("closing the socket of user %s: %s", self.user_id, reason)
+        self.ws_log.closed(code)
+        self.closed = True
+        self.ended.set()
+        self.hang_up = asyncio.get_running_loop().create_task(
+            sockets.hang_up(self.ws, code, reason, HANG_UP_SECONDS, self.session.raw_send))
 
     # -- lifecycle
 
     async def run(self) -> None:
-        await self.hub.add(user_channel(self.user_id), self.deliver)
+        self.hub.sockets.add(self)
+        await self.hub.add(self.private, self.deliver)
+        # After subscribing, so a newer socket's eviction notice cannot be missed.
+        await sockets.register(self.svc.redis, self.user_id, self.socket_id,
+                               self.session.max_sockets)
+        expiry = self.session.expiry_timer(self.end)
         await self.svc.redis.zadd(PRESENCE_KEY, {str(self.user_id): time.time()})
         self.send({"type": "hello", "user": {"id": self.user_id, "name": self.name}})
         pump = asyncio.create_task(self._pump())
         try:
-            await self._read()
+            await sockets.until_ended(self._read(), self.ended)
         finally:
+            if expiry is not None:
+                expiry.cancel()
             if self.closing:  # let the pump write what it owes (e.g. rate_limited), then close
                 with contextlib.suppress(Exception):
                     await asyncio.wait_for(asyncio.shield(pump), DRAIN_SECONDS)
@@ -94,10 +135,17 @@ class Connection:
             pump.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await pump
+            if self.hang_up is not None:  # the close frame goes out before we return
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(asyncio.shield(self.hang_up), HANG_UP_SECONDS * 2)
+            self.hub.sockets.discard(self)
             await self._cleanup()
+            self.ws_log.end()
 
     async def _cleanup(self) -> None:
-        await self.hub.remove(user_channel(self.user_id), self.deliver)
+        await self.hub.remove(self.private, self.deliver)
+        with contextlib.suppress(Exception):
+            await sockets.unregister(self.svc.redis, self.user_id, self.socket_id)
         await self.hub.remove(LOBBY_CHANNEL, self.deliver)
         await self.hub.remove(LOBBY_CHAT, self.deliver)
         for table_id in list(self.watches):
@@ -107,9 +155,11 @@ class Connection:
         while not self.closed:
             try:
                 message = await self.ws.receive()
-            except (WebSocketDisconnect, RuntimeError):
+            except (WebSocketDisconnect, RuntimeError) as exc:
+                self.ws_log.closed(getattr(exc, "code", None))
                 return
             if message["type"] == "websocket.disconnect":
+                self.ws_log.closed(message.get("code"))
                 return
             text = message.get("text")
             if text is None:
@@ -134,7 +184,7 @@ class Connection:
                 self.send(error_frame("rate_limited", "Too many messages; slow down."))
                 continue
             self.refused = 0
-            self.queue.put_nowait(("msg", text))
+            self._enqueue(("msg", text))
 
     def _allow(self) -> bool:
         now = time.monotonic()
@@ -147,15 +197,19 @@ class Connection:
 
     async def _close(self, code: int) -> None:
         self.closed = True
+        self.ws_log.closed(code)
         with contextlib.suppress(Exception):
             await self.ws.close(code=code)
 
     async def _write(self, frame: dict[str, Any]) -> None:
+        await self._write_text(orjson.dumps(frame).decode())
+
+    async def _write_text(self, text: str) -> None:
         if self.ws.application_state != WebSocketState.CONNECTED:
             self.closed = True
             return
         try:
-            await self.ws.send_text(orjson.dumps(frame).decode())
+            await self.ws.send_text(text)
         except Exception:
             self.closed = True
 
@@ -188,13 +242,18 @@ class Connection:
             except Exception:
                 log.exception("connection of user %s failed on %s", self.user_id, kind)
                 await self._write(error_frame("internal_error", "Something went wrong."))
-        if self.ws.application_state == WebSocketState.CONNECTED:
-            await self._close(1011 if self.queue.qsize() >= MAX_QUEUE else 1000)
+        if self.ws.application_state == WebSocketState.CONNECTED and self.hang_up is None:
+            await self._close(1000)
 
     async def _handle_pub(self, channel: str, payload: Any) -> None:
         if channel.startswith("tch:"):
             watch = self.watches.get(payload.get("t", ""))
             if watch is None:
+                return
+            shared = shared_frames(payload, watch)  # the common case: no per-socket work
+            if shared is not None:
+                await self._write_text(shared)
+                await self._count_presence(watch)
                 return
             # One WebSocket message per commit: its records (a discard and the next
             # turn's clock, say) go out together as a "batch" when there are several.
@@ -272,6 +331,7 @@ class Connection:
                 log.warning("Redis unavailable for user %s", self.user_id)
                 raise server_busy() from None
         except AppError as exc:
+            metrics.REFUSALS.labels(exc.code).inc()
             cid = getattr(msg, "cid", None)
             await self._write(error_frame(exc.code, exc.message, cid))
 
@@ -292,6 +352,8 @@ class Connection:
         elif isinstance(msg, LeaveMsg):
             v = await self.svc.abandon(msg.table, self.user_id)
             await self._write({"type": "left", "table": msg.table, "v": v})
+        elif isinstance(msg, EmoteMsg):
+            await emotes.send(self, msg)
 
     async def _lobby(self, on: bool) -> None:
         if not on:
@@ -301,7 +363,8 @@ class Connection:
         await self.hub.add(LOBBY_CHANNEL, self.deliver)
         await self.hub.add(LOBBY_CHAT, self.deliver)
         tables = await lobby.list_tables(self.svc, {})
-        await self._write({"type": "lobby", "tables": tables})
+        playing = await lobby.list_playing(self.svc, {})
+        await self._write({"type": "lobby", "tables": tables, "playing": playing})
 
     async def _watch(self, table_id: str, last_v: int | None) -> None:
         _, meta, _ = await self.svc.load(table_id)
@@ -310,6 +373,7 @@ class Connection:
         watch = self.watches.get(table_id)
         if watch is None:
             watch = self.watches[table_id] = TableWatch(table_id, self.user_id)
+            self.ws_log.watched(table_id)
             await self.hub.add(table_channel(table_id), self.deliver)
             await self.hub.add(table_chat(table_id), self.deliver)
         v, meta, state = await self.svc.load(table_id)

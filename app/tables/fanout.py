@@ -1,10 +1,17 @@
 """Fan-out: one Redis subscriber per process, one queue per connection.
 
 The hub subscribes to a channel while some local connection needs it (a table, the
-lobby, a user's personal channel) and hands each message to those connections. Each
-connection's pump turns table records into the frames its viewer may see (``redact``),
-keeps versions contiguous (a gap is filled from the stream, or replaced by a fresh
-snapshot) and is the only task that writes to its socket.
+lobby, a user's personal channel) and unsubscribes when the last one leaves, so a
+process receives only the tables its sockets watch (on Redis Cluster a table's channel
+is a sharded one, SSUBSCRIBE, on the table's shard). A table message carries the
+commit's records (``store.COMMIT_LUA``): the hub folds them into the process's cached
+state once (``cache.py``; a gap reloads the table from Redis), parses each game event
+once, and hands the message to the watching connections. Each connection's pump turns
+the records into the frames its viewer may see; the frames of one commit are built and
+encoded once per viewer kind (each seat, and spectators) and the same text goes to every
+socket of that kind (``shared_frames``). The pump keeps versions contiguous (a gap is
+filled from the stream, or replaced by a fresh snapshot) and is the only task that
+writes to its socket.
 """
 
 from __future__ import annotations
@@ -13,17 +20,25 @@ import asyncio
 import contextlib
 import logging
 import secrets
+import time
+from collections import Counter
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 from redis.asyncio import Redis
+from redis.asyncio.cluster import RedisCluster
 
+from app.core import metrics
 from app.rules.ruleset import RuleSet, ruleset_from_dict
 from app.rules.serialize import event_from_dict
 from app.rules.views import redact, view_for
-from app.tables.cache import TableCache
+from app.tables.cache import GAP, TableCache
 from app.tables.meta import TableMeta
+from app.tables.store import channel_table
+
+if TYPE_CHECKING:
+    from app.tables.service import TableService
 
 log = logging.getLogger("app.tables.fanout")
 
@@ -33,14 +48,21 @@ Deliver = Callable[[str, Any], None]
 class Hub:
     """The process's single Redis subscriber."""
 
-    def __init__(self, redis: Redis) -> None:
+    def __init__(self, redis: Redis, service: TableService | None = None) -> None:
         self.redis = redis
-        self.pubsub = redis.pubsub()
+        self.pubsub: Any = redis.pubsub()
+        self.sharded = is_cluster(redis)  # table channels are sharded ones
         self.listeners: dict[str, set[Deliver]] = {}
         self.task: asyncio.Task[None] | None = None
         self._lock = asyncio.Lock()
         self.stopping = False
-        self.table_cache: TableCache | None = None  # kept in step with the tables' records
+        self.service = service
+        # kept in step with the tables' records
+        self.table_cache: TableCache | None = service.cache if service else None
+        self.received: Counter[str] = Counter()  # table messages by channel (for tests)
+        self.reloads = 0  # tables reloaded after a gap in their records
+        self._reloading: set[asyncio.Task[Any]] = set()
+        self.sockets: set[Any] = set()  # this process's connections (app/api/restart.py)
 
     async def start(self) -> None:
         self.task = asyncio.create_task(self._run(), name="hub")
@@ -51,6 +73,8 @@ class Hub:
         ready) while Redis is down."""
         while not self.stopping:
             try:
+                if self.sharded:
+                    await self.redis.initialize()
                 await self.pubsub.subscribe(f"proc:{secrets.token_hex(8)}")
                 return
             except Exception:
@@ -72,7 +96,11 @@ class Hub:
             first = not listeners
             listeners.add(deliver)
             if first:
-                await self.pubsub.subscribe(channel)
+                if self.sharded and channel_table(channel) is not None:
+                    await self.redis.initialize()  # the slots must be known
+                    await self.pubsub.ssubscribe(channel)
+                else:
+                    await self.pubsub.subscribe(channel)
 
     async def remove(self, channel: str, deliver: Deliver) -> None:
         async with self._lock:
@@ -82,12 +110,43 @@ class Hub:
             listeners.discard(deliver)
             if not listeners:
                 del self.listeners[channel]
-                await self.pubsub.unsubscribe(channel)
-                if self.table_cache is not None and channel.startswith("tch:"):
-                    self.table_cache.drop(channel[4:])  # no longer in step: forget it
+                table_id = channel_table(channel)
+                if self.sharded and table_id is not None:
+                    await self.pubsub.sunsubscribe(channel)
+                else:
+                    await self.pubsub.unsubscribe(channel)
+                if self.table_cache is not None and table_id is not None:
+                    self.table_cache.drop(table_id)  # no longer in step: forget it
 
     async def _run(self) -> None:
         await self._subscribe_private()
+        readers = [asyncio.create_task(self._run_shard(node), name="hub-shard")
+                   for node in (self.redis.get_primaries() if self.sharded else [])]  # type: ignore[attr-defined]
+        try:
+            await self._run_classic()
+        finally:
+            for task in readers:
+                task.cancel()
+
+    async def _run_shard(self, node: Any) -> None:
+        """Sharded messages of one cluster node (each node's subscriptions have their own
+        connection in redis-py's ClusterPubSub)."""
+        while not self.stopping:
+            try:
+                message = await self.pubsub.get_sharded_message(
+                    ignore_subscribe_messages=True, timeout=1.0, target_node=node)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("sharded pub/sub read failed; retrying")
+                await asyncio.sleep(0.5)
+                continue
+            if message is None:
+                await asyncio.sleep(0.05)  # no subscription on this node yet
+            elif message.get("type") == "smessage":
+                self._dispatch(message)
+
+    async def _run_classic(self) -> None:
         while not self.stopping:
             try:
                 message = await self.pubsub.get_message(ignore_subscribe_messages=True,
@@ -98,29 +157,59 @@ class Hub:
                 log.exception("pub/sub read failed; retrying")
                 await asyncio.sleep(0.5)
                 continue
-            if message is None or message.get("type") != "message":
+            if message is None or message.get("type") not in ("message", "smessage"):
                 continue
-            channel = message["channel"]
-            channel = channel.decode() if isinstance(channel, bytes) else channel
-            listeners = self.listeners.get(channel)
-            if not listeners:
-                continue
-            data = message["data"]
-            data = data.decode() if isinstance(data, bytes) else data
-            table = channel.startswith("tch:")
-            if table:  # records, then the meta and state the commit saved (store.py)
-                data, _, rest = data.partition("\n")
-                meta_raw, _, state_raw = rest.partition("\n")
-            try:
-                payload = orjson.loads(data)
-            except orjson.JSONDecodeError:
-                continue
-            if table:
-                if self.table_cache is not None:
-                    self.table_cache.advance(payload, meta_raw, state_raw)
-                _parse_events(payload)
-            for deliver in list(listeners):
-                deliver(channel, payload)
+            self._dispatch(message)
+
+    def _dispatch(self, message: dict[str, Any]) -> None:
+        channel = message["channel"]
+        channel = channel.decode() if isinstance(channel, bytes) else channel
+        table = channel_table(channel) is not None
+        if table:
+            self.received[channel] += 1
+        listeners = self.listeners.get(channel)
+        if not listeners:
+            return
+        data = message["data"]
+        data = data.decode() if isinstance(data, bytes) else data
+        if table:  # records, then the meta and state when sent whole (store.py)
+            data, _, rest = data.partition("\n")
+            meta_raw, _, state_raw = rest.partition("\n")
+        try:
+            payload = orjson.loads(data)
+        except orjson.JSONDecodeError:
+            return
+        if table:
+            metrics.PUBSUB_LAG.observe(max(0.0, time.time() - payload.get("at", time.time())))
+            _parse_events(payload)
+            if self.table_cache is not None:
+                self._advance(payload, meta_raw, state_raw)
+        for deliver in list(listeners):
+            deliver(channel, payload)
+
+    def _advance(self, payload: dict[str, Any], meta_raw: str, state_raw: str) -> None:
+        assert self.table_cache is not None
+        try:
+            found = self.table_cache.advance(payload, meta_raw, state_raw)
+        except Exception:  # never trust a fold that failed: load the table afresh
+            log.exception("folding the records of table %s failed", payload.get("t"))
+            self.table_cache.drop(str(payload.get("t")))
+            found = GAP
+        if found == GAP and self.service is not None:
+            self.reloads += 1
+            task = asyncio.create_task(self._reload(str(payload["t"])))
+            self._reloading.add(task)
+            task.add_done_callback(self._reloading.discard)
+
+    async def _reload(self, table_id: str) -> None:
+        """A message was lost on the way (pub/sub is at most once): load the table."""
+        assert self.service is not None
+        with contextlib.suppress(Exception):
+            await self.service.load(table_id)
+
+
+def is_cluster(redis: Any) -> bool:
+    return isinstance(redis, RedisCluster)
 
 
 def _parse_events(payload: dict[str, Any]) -> None:
@@ -180,6 +269,26 @@ class TableWatch:
 # Seat facts every viewer may see (service.py): a player away or back, a bot taking a
 # seat over, the clock playing a turn for a player who ran out of time.
 _SEAT_KINDS = {"p": "presence", "b": "bot_takeover", "o": "timeout"}
+
+
+def shared_frames(payload: dict[str, Any], watch: TableWatch) -> str | None:
+    """The encoded message of one commit for this viewer, built once per viewer kind
+    (its seat, or None for spectators) and shared by every socket of that kind; None
+    when this viewer needs its own (it is not exactly one version behind, or a table
+    record may change its seat: the caller then builds the frames one by one)."""
+    records = payload.get("records") or []
+    if not records or records[0]["v"] != watch.last_v + 1 or \
+            any(r.get("k") == "t" for r in records):
+        return None
+    views: dict[int | None, str] = payload.setdefault("_views", {})
+    text = views.get(watch.seat)
+    if text is None:
+        frames = [watch.frame(r) for r in records]
+        text = orjson.dumps(frames[0] if len(frames) == 1 else
+                            {"type": "batch", "frames": frames}).decode()
+        views[watch.seat] = text
+    watch.last_v = records[-1]["v"]
+    return text
 
 
 def snapshot_frame(table_id: str, v: int, meta: TableMeta, state: Any, seat: int | None,

@@ -47,6 +47,11 @@ class TableHooks(Protocol):
         """Move every held stake to the game's escrow, all or none. Returns the users who
         could not pay (then nothing moved and the game does not start)."""
 
+    async def abort_start(self, result: GameResult) -> bool:
+        """A start failed at some step (``result`` is void): refund what it escrowed and
+        release every hold of ``result.teams`` at the table, in one transaction. True
+        when anything moved back. Idempotent."""
+
     async def settle_game(self, result: GameResult) -> None:
         """Pay the pot once (keyed by the game id): winners, forfeits, or refunds on void."""
 
@@ -70,6 +75,9 @@ class FreeTables:
         self, game_id: str, table_id: str, bet: int, users: list[int]
     ) -> list[int]:
         return []
+
+    async def abort_start(self, result: GameResult) -> bool:
+        return False
 
     async def settle_game(self, result: GameResult) -> None:
         return None

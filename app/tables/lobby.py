@@ -13,14 +13,15 @@ from app.core.errors import AppError
 from app.rules.errors import RuleViolation
 from app.rules.ruleset import PRESET_PLAYERS, make_ruleset
 from app.rules.state import State
+from app.social import i18n
 from app.social.presence import online_ids
-from app.tables.meta import MIN_BET, BotStrength, Seat, TableMeta
+from app.tables.meta import MIN_BET, BotStrength, Seat, TableMeta, person_seat
 from app.tables.schemas import CreateTableIn
 from app.tables.service import Change, TableService, table_record
 from app.tables.store import PLAYING_KEY
 
 BOT_NAMES = ("Ana", "Luis", "Marta", "Jorge", "Lucía", "Pablo", "Sara", "Diego")
-QUICK_NAME = "¡Juega ya!"
+QUICK_NAME = i18n.render("table.quick", i18n.DEFAULT)
 
 
 async def visible_table(svc: TableService, table_id: str, user_id: int) -> TableMeta:
@@ -41,8 +42,21 @@ def _new_id() -> str:
     return secrets.token_urlsafe(9).replace("-", "x").replace("_", "y")
 
 
-def build_meta(host: int, host_name: str, body: CreateTableIn, kind: str = "table") -> TableMeta:
-    """A new table's meta with the host seated, or AppError for impossible options."""
+def _server_name(host_name: str, body: CreateTableIn, kind: str
+                 ) -> tuple[str, str | None, dict[str, str]]:
+    """(name, name key, its arguments): a name the server makes is rendered per reader."""
+    if kind == "challenge":
+        args = {"name": host_name}
+        return i18n.render("table.challenge", i18n.DEFAULT, args)[:40], "table.challenge", args
+    if not body.name:
+        return QUICK_NAME, "table.quick", {}
+    return body.name, None, {}
+
+
+def build_meta(host: int, host_name: str, body: CreateTableIn, kind: str = "table",
+               equipped: dict[str, str] | None = None) -> TableMeta:
+    """A new table's meta with the host seated (wearing ``equipped``, whose felt becomes
+    the table's), or AppError for impossible options."""
     overrides = dict(body.rules or {})
     if body.target_score is not None:
         overrides["target_score"] = body.target_score
@@ -59,22 +73,27 @@ def build_meta(host: int, host_name: str, body: CreateTableIn, kind: str = "tabl
     if not 0 <= body.seat < body.players:
         raise AppError("bad_seat", "There is no such seat at that table.", 422)
     seats: list[Seat | None] = [None] * body.players
-    seats[body.seat] = Seat(user_id=host, name=host_name)
+    seats[body.seat] = person_seat(host, host_name, equipped)
     special = body.private or body.turbo or body.players == 4
+    # A challenge is an ordinary table reserved for the friend (its privacy is free and
+    # open to every level); asking for turbo makes it special like any turbo table.
+    special = special if kind == "table" else kind == "challenge" and body.turbo
+    name, name_key, name_args = _server_name(host_name, body, kind)
     return TableMeta(
-        id=_new_id(), name=body.name or QUICK_NAME, host=host, kind=kind,  # type: ignore[arg-type]
+        id=_new_id(), name=name, name_key=name_key, name_args=name_args,
+        felt=(equipped or {}).get("felt"), host=host, kind=kind,  # type: ignore[arg-type]
         preset=body.preset, overrides=overrides, rules=rules.to_dict(), players=body.players,
         bet=body.bet, private=body.private, turbo=body.turbo,
-        special=special and kind == "table", target_score=rules.target_score, seats=seats,
+        special=special, target_score=rules.target_score, seats=seats,
         created_at=time.time(),
     )
 
 
 async def create_table(
     svc: TableService, host: int, host_name: str, body: CreateTableIn, kind: str = "table",
-    invited: list[int] | None = None,
+    invited: list[int] | None = None, equipped: dict[str, str] | None = None,
 ) -> TableMeta:
-    meta = build_meta(host, host_name, body, kind)
+    meta = build_meta(host, host_name, body, kind, equipped)
     meta.invited = list(invited or [])
     if meta.special:
         await svc.hooks.charge_special_table(host, meta.id)
@@ -84,12 +103,22 @@ async def create_table(
         if meta.special:
             await svc.hooks.refund_special_table(host, meta.id)
         raise
-    await svc.create(meta)
+    try:
+        await svc.create(meta)
+    except Exception:  # the table was never made: what this request held goes back
+        await svc.hooks.release_seat(host, meta.id)
+        if meta.special:
+            await svc.hooks.refund_special_table(host, meta.id)
+        raise
     return meta
 
 
-async def sit(svc: TableService, table_id: str, user_id: int, name: str, seat: int | None) -> int:
-    """Take a seat (the first free one when ``seat`` is None). Holds the bet first."""
+async def sit(svc: TableService, table_id: str, user_id: int, name: str, seat: int | None,
+              equipped: dict[str, str] | None = None) -> int:
+    """Take a seat (the first free one when ``seat`` is None), wearing ``equipped``. Holds
+    the bet first: the seat and its hold are one unit. A concurrent sit of the same player
+    is refused at the hold (``already_seated``), so the hold released below, when this sit
+    loses its race for the seat, is always the one this sit made."""
     _, meta, _ = await svc.load(table_id)
     _check_can_sit(meta, user_id, seat)
     await svc.hooks.reserve_seat(user_id, table_id, meta.bet)
@@ -98,7 +127,7 @@ async def sit(svc: TableService, table_id: str, user_id: int, name: str, seat: i
         _check_can_sit(meta, user_id, seat)
         chosen = seat if seat is not None else meta.free_seats()[0]
         meta = meta.model_copy(deep=True)
-        meta.seats[chosen] = Seat(user_id=user_id, name=name)
+        meta.seats[chosen] = person_seat(user_id, name, equipped)
         change = Change(meta=meta, records=[table_record("seat_taken", meta)], result=chosen)
         change.after.append(lambda v: svc.after_table_change(meta))
         return change
@@ -242,17 +271,20 @@ async def quick_lock(svc: TableService, preset: str, players: int) -> AsyncItera
 async def quickplay(
     svc: TableService, user_id: int, name: str, preset: str, players: int,
     bots_after: float | None, strength: BotStrength = "normal",
+    equipped: dict[str, str] | None = None,
 ) -> TableMeta:
     """Sit at the oldest waiting public table of that modality at the minimum bet, or
     open one and wait (optionally filling empty seats with bots after ``bots_after``).
     Search and sit-or-create run under the modality's lock (``quick_lock``)."""
     async with quick_lock(svc, preset, players):
-        return await _quickplay(svc, user_id, name, preset, players, bots_after, strength)
+        return await _quickplay(svc, user_id, name, preset, players, bots_after, strength,
+                                equipped)
 
 
 async def _quickplay(
     svc: TableService, user_id: int, name: str, preset: str, players: int,
     bots_after: float | None, strength: BotStrength,
+    equipped: dict[str, str] | None,
 ) -> TableMeta:
     candidates = await list_tables(svc, {"preset": preset, "players": players,
                                          "min_bet": MIN_BET, "max_bet": MIN_BET})
@@ -260,15 +292,15 @@ async def _quickplay(
         if summary["turbo"] or any(s and s["user_id"] == user_id for s in summary["seats"]):
             continue
         try:
-            await sit(svc, summary["id"], user_id, name, None)
+            await sit(svc, summary["id"], user_id, name, None, equipped)
         except AppError as exc:
             if exc.code in ("seat_taken", "table_full", "table_not_waiting", "table_busy",
                             "table_not_found"):
                 continue
             raise
         return (await svc.load(summary["id"]))[1]
-    body = CreateTableIn(name=QUICK_NAME, preset=preset, players=players, bet=MIN_BET)
-    meta = await create_table(svc, user_id, name, body, kind="quick")
+    body = CreateTableIn(preset=preset, players=players, bet=MIN_BET)
+    meta = await create_table(svc, user_id, name, body, kind="quick", equipped=equipped)
     if bots_after is not None:
         member = f"quick|{meta.id}|{strength}"  # the bots' strength rides on the timer
         # The wait is for someone who might come: with nobody else online, bots at once.

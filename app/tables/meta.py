@@ -10,6 +10,8 @@ from typing import Any, Literal, NewType
 
 from pydantic import BaseModel, Field
 
+from app.social.i18n import all_languages
+
 TableId = NewType("TableId", str)
 GameId = NewType("GameId", str)
 
@@ -29,11 +31,21 @@ class Seat(BaseModel):
     abandoned: bool = False  # the person left; a bot plays the seat
     grace_until: float | None = None  # no socket: a bot takes over at this time
     bot_strength: BotStrength | None = None  # a bot seat's strength (None for a person)
+    # Equipped shop items (sku) when the player sat down, shown to everyone at the table.
+    avatar: str | None = None
+    card_back: str | None = None
 
     @property
     def strength(self) -> BotStrength:
         """How the bot playing this seat plays (a person's abandoned seat: normal)."""
         return self.bot_strength or "normal"
+
+
+def person_seat(user_id: int, name: str, equipped: dict[str, str] | None = None) -> Seat:
+    """A person's seat wearing what they have equipped (slot -> sku, from the shop)."""
+    eq = equipped or {}
+    return Seat(user_id=user_id, name=name, avatar=eq.get("avatar"),
+                card_back=eq.get("card_back"))
 
 
 class HandFairness(BaseModel):
@@ -71,6 +83,12 @@ class TableMeta(BaseModel):
     turn_deadline: float | None = Field(default=None, exclude=True)
     bots_after: float | None = None  # quick play: fill empty seats with bots at this time
     close_reason: str | None = None
+    felt: str | None = None  # the host's equipped felt: the table's cloth for everyone
+    # A server-made name ("quick", "challenge"), drawn in each reader's language: see
+    # app/social/i18n.py; ``name`` keeps the Spanish one.
+    name_key: str | None = None
+    name_args: dict[str, str] = Field(default_factory=dict)
+    rematch_of: str | None = None  # the finished table this one is the rematch of
 
     def edit(self) -> TableMeta:
         """A copy to change, cheaper than a deep one: the seats (changed in place) and
@@ -123,7 +141,10 @@ class TableMeta(BaseModel):
             "free_seats": len(self.free_seats()), "created_at": self.created_at,
             "seats": [
                 None if s is None else {"name": s.name, "bot": s.bot, "user_id": s.user_id,
-                                        "bot_strength": s.bot_strength}
+                                        "bot_strength": s.bot_strength,
+                                        "avatar": s.avatar}
                 for s in self.seats
             ],
+            "name_key": self.name_key, "name_args": dict(self.name_args),
+            **({"names": all_languages(self.name_key, self.name_args)} if self.name_key else {}),
         }

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, Integer, String
+from sqlalchemy import JSON, Boolean, Integer, String, false
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.core.db import Base, UTCDateTime
@@ -27,5 +27,7 @@ class Game(Base):
     totals: Mapped[list[int]] = mapped_column(JSON)
     winner_team: Mapped[int | None] = mapped_column(Integer)
     status: Mapped[str] = mapped_column(String(16))  # "finished" or "void"
+    # A private table's game: replays and profiles show it only to its players.
+    private: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     started_at: Mapped[datetime] = mapped_column(UTCDateTime)
     ended_at: Mapped[datetime] = mapped_column(UTCDateTime, index=True)

@@ -11,6 +11,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
+from sqlalchemy.exc import TimeoutError as DatabasePoolTimeout
 
 from app.core.errors import AppError
 
@@ -101,8 +102,16 @@ class LeaveMsg(_Msg):
     table: TableRef
 
 
+class EmoteMsg(_Msg):
+    """An emote at a table the sender sits at or watches (app/tables/emotes.py)."""
+
+    type: Literal["emote"]
+    table: TableRef
+    emote: str = Field(min_length=1, max_length=32, pattern=r"^[a-z0-9_]+$")
+
+
 ClientMessage = Annotated[
-    Ping | LobbyMsg | Watch | Unwatch | CommandMsg | LegalMsg | LeaveMsg,
+    Ping | LobbyMsg | Watch | Unwatch | CommandMsg | LegalMsg | LeaveMsg | EmoteMsg,
     Field(discriminator="type"),
 ]
 CLIENT_MESSAGE = TypeAdapter(ClientMessage)
@@ -121,7 +130,8 @@ def error_frame(code: str, message: str, cid: str | None = None) -> dict[str, An
 # Redis unreachable, its pool exhausted (BlockingConnectionPool's wait ran out) or a reply
 # too slow: the move was not applied (or its commit's outcome is unknown, and the client's
 # command id makes a retry safe). Clients see ``server_busy`` (503), not internal_error.
-REDIS_UNAVAILABLE = (RedisConnectionError, RedisTimeoutError)
+# Redis away, or its pool or the database's pool exhausted: all answered ``server_busy``.
+REDIS_UNAVAILABLE = (RedisConnectionError, RedisTimeoutError, DatabasePoolTimeout)
 
 
 def server_busy() -> AppError:

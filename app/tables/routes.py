@@ -13,9 +13,11 @@ from starlette.responses import Response
 from app.api.deps import CurrentUser, DbDep
 from app.core.errors import ERROR_RESPONSES, AppError
 from app.rules.ruleset import PRESETS
+from app.social.routes_prefs import LangDep
 from app.tables import lobby
 from app.tables.archive import load_game, verify
 from app.tables.meta import MIN_BET, TableMeta
+from app.tables.personal import equipped, localized
 from app.tables.protocol import REDIS_UNAVAILABLE, server_busy
 from app.tables.schemas import (
     BotsIn,
@@ -62,14 +64,17 @@ def display_name(user: User) -> str:
 
 
 @router.post("/tables", status_code=status.HTTP_201_CREATED)
-async def create_table(body: CreateTableIn, user: CurrentUser, svc: TablesDep) -> dict[str, Any]:
-    meta = await lobby.create_table(svc, user.id, display_name(user), body)
-    return meta.public()
+async def create_table(
+    body: CreateTableIn, user: CurrentUser, svc: TablesDep, db: DbDep, lang: LangDep
+) -> dict[str, Any]:
+    meta = await lobby.create_table(svc, user.id, display_name(user), body,
+                                    equipped=await equipped(db, user.id))
+    return localized(meta.public(), lang)
 
 
 @router.get("/tables")
 async def list_tables(
-    svc: TablesDep, user: CurrentUser,
+    svc: TablesDep, user: CurrentUser, lang: LangDep,
     preset: Annotated[str | None, Query(max_length=20)] = None,
     players: Annotated[int | None, Query(ge=2, le=4)] = None,
     min_bet: Annotated[int | None, Query(ge=0)] = None,
@@ -84,17 +89,24 @@ async def list_tables(
     filters = {"preset": preset, "players": players, "min_bet": min_bet, "max_bet": max_bet,
                "free_seats": free_seats, "turbo": turbo}
     listing = lobby.list_playing if status == "playing" else lobby.list_tables
-    return {"tables": await listing(svc, filters), "min_bet": MIN_BET}
+    tables = [localized(t, lang) for t in await listing(svc, filters)]
+    return {"tables": tables, "min_bet": MIN_BET}
 
 
 @router.get("/tables/{table_id}")
-async def get_table(table_id: str, user: CurrentUser, svc: TablesDep) -> dict[str, Any]:
-    return (await lobby.visible_table(svc, table_id, user.id)).public_with_clock()
+async def get_table(
+    table_id: str, user: CurrentUser, svc: TablesDep, lang: LangDep
+) -> dict[str, Any]:
+    meta = await lobby.visible_table(svc, table_id, user.id)
+    return localized(meta.public_with_clock(), lang)
 
 
 @router.post("/tables/{table_id}/sit")
-async def sit(table_id: str, body: SitIn, user: CurrentUser, svc: TablesDep) -> dict[str, Any]:
-    seat = await lobby.sit(svc, table_id, user.id, display_name(user), body.seat)
+async def sit(
+    table_id: str, body: SitIn, user: CurrentUser, svc: TablesDep, db: DbDep
+) -> dict[str, Any]:
+    seat = await lobby.sit(svc, table_id, user.id, display_name(user), body.seat,
+                           await equipped(db, user.id))
     return {"table": table_id, "seat": seat}
 
 
@@ -136,37 +148,44 @@ async def invite(
 
 
 @router.post("/quickplay")
-async def quickplay(body: QuickplayIn, user: CurrentUser, svc: TablesDep) -> dict[str, Any]:
+async def quickplay(
+    body: QuickplayIn, user: CurrentUser, svc: TablesDep, db: DbDep, lang: LangDep
+) -> dict[str, Any]:
     meta = await lobby.quickplay(svc, user.id, display_name(user), body.preset, body.players,
-                                 body.bots_after_seconds, body.bot_strength)
-    return meta.public()
+                                 body.bots_after_seconds, body.bot_strength,
+                                 equipped=await equipped(db, user.id))
+    return localized(meta.public(), lang)
 
 
 @router.post("/challenges", status_code=status.HTTP_201_CREATED)
 async def challenge(
-    body: ChallengeIn, user: CurrentUser, svc: TablesDep, db: DbDep
+    body: ChallengeIn, user: CurrentUser, svc: TablesDep, db: DbDep, lang: LangDep
 ) -> dict[str, Any]:
     target = await get_user_by_username(db, body.username)
     if target is None:
         raise AppError("user_not_found", f"There is no player called {body.username}.", 404)
     if target.id == user.id:
         raise AppError("cannot_challenge_self", "You cannot challenge yourself.", 422)
-    spec = CreateTableIn(name=f"Reto de {display_name(user)}"[:40], preset=body.preset,
-                         players=2, bet=body.bet, private=True, turbo=body.turbo,
-                         target_score=body.target_score)
+    # An ordinary table reserved for the challenged friend: open to every level, no
+    # credit (a challenge is never special; lobby.build_meta names it per reader).
+    spec = CreateTableIn(preset=body.preset, players=2, bet=body.bet, private=True,
+                         turbo=body.turbo, target_score=body.target_score)
     meta = await lobby.create_table(svc, user.id, display_name(user), spec, kind="challenge",
-                                    invited=[target.id])
+                                    invited=[target.id], equipped=await equipped(db, user.id))
     await svc.notify_user(target.id, {
         "type": "challenge", "table": meta.summary(),
         "from": {"id": user.id, "name": display_name(user)},
     })
-    return meta.public()
+    return localized(meta.public(), lang)
 
 
 @router.post("/challenges/{table_id}/accept")
-async def accept_challenge(table_id: str, user: CurrentUser, svc: TablesDep) -> dict[str, Any]:
+async def accept_challenge(
+    table_id: str, user: CurrentUser, svc: TablesDep, db: DbDep
+) -> dict[str, Any]:
     meta = await _challenge_for(svc, table_id, user)
-    seat = await lobby.sit(svc, table_id, user.id, display_name(user), None)
+    seat = await lobby.sit(svc, table_id, user.id, display_name(user), None,
+                           await equipped(db, user.id))
     await svc.notify_user(meta.host, {"type": "challenge_accepted", "table": table_id,
                                       "by": {"id": user.id, "name": display_name(user)}})
     return {"table": table_id, "seat": seat}
@@ -186,6 +205,8 @@ async def decline_challenge(table_id: str, user: CurrentUser, svc: TablesDep) ->
 
     await svc.mutate(table_id, decide)
     await svc.hooks.release_seat(meta.host, table_id)
+    if meta.special:  # a turbo challenge held the host's credit
+        await svc.hooks.refund_special_table(meta.host, table_id)
     await svc.store.expire(table_id, 600)
     await svc.notify_user(meta.host, {"type": "challenge_declined", "table": table_id,
                                       "by": {"id": user.id, "name": display_name(user)}})
@@ -202,7 +223,7 @@ async def _challenge_for(svc: TableService, table_id: str, user: User) -> TableM
 @router.get("/games/{game_id}")
 async def get_game(game_id: str, user: CurrentUser, db: DbDep) -> dict[str, Any]:
     """A finished game for replay: players, rules, every deal and event, scores."""
-    game = await load_game(db, game_id)
+    game = await load_game(db, game_id, user.id)
     return {
         "id": game.id, "table_id": game.table_id, "preset": game.preset, "rules": game.rules,
         "seats": game.seats, "bet": game.bet, "hands": game.hands, "events": game.events,
@@ -214,5 +235,5 @@ async def get_game(game_id: str, user: CurrentUser, db: DbDep) -> dict[str, Any]
 @router.get("/games/{game_id}/verify")
 async def verify_game(game_id: str, user: CurrentUser, db: DbDep) -> dict[str, Any]:
     """Provably fair: recompute each hand's SHA-256 from its revealed deal and salt."""
-    return verify(await load_game(db, game_id))
+    return verify(await load_game(db, game_id, user.id))
 

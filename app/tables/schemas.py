@@ -6,6 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from app.core.text import TableName
 from app.rules.ruleset import PRESETS
 from app.tables.meta import MIN_BET, BotStrength
 
@@ -25,7 +26,7 @@ class _Strict(BaseModel):
 
 
 class CreateTableIn(_Strict):
-    name: str = Field(default="", max_length=40)
+    name: TableName = ""
     preset: str = "cerrado"
     players: int = Field(default=2, ge=2, le=4)
     rules: dict[str, Any] = Field(default_factory=dict, description="RULES.md section 9 options")

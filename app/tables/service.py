@@ -20,6 +20,7 @@ from typing import Any
 import orjson
 from redis.asyncio import Redis
 
+from app.core import metrics
 from app.core.config import Settings
 from app.core.errors import AppError
 from app.rules import commands as C
@@ -30,7 +31,7 @@ from app.rules.events import Discarded, Drew, Event, HandEnded
 from app.rules.ruleset import ruleset_from_dict
 from app.rules.serialize import event_to_dict, state_from_dict, state_to_dict
 from app.rules.state import DRAW, PLAY, State, initial_state, next_first
-from app.tables.botplay import bot_for
+from app.tables.botplay import BotPlayer, fallback
 from app.tables.cache import TableCache
 from app.tables.hooks import FreeTables, GameResult, TableHooks
 from app.tables.meta import BOT_STRENGTHS, BotStrength, HandFairness, TableMeta
@@ -48,7 +49,7 @@ log = logging.getLogger("app.tables")
 MAX_RETRIES = 8
 ABANDON_AFTER_TIMEOUTS = 3
 AWAY_AFTER_SECONDS = 1.0  # no socket for this long: viewers are told the seat is away
-START_RECOVERY_SECONDS = 30.0
+CLOSED_TABLE_TTL = 600  # a closed table stays readable this long (seconds)
 _rng = secrets.SystemRandom()
 
 
@@ -89,7 +90,7 @@ class TableService:
         bot_delay: float = 0.8,
     ) -> None:
         self.redis = redis
-        self.store = TableStore(redis)
+        self.store = TableStore(redis, buckets=settings.redis_buckets)
         self.settings = settings
         self.hooks: TableHooks = hooks or FreeTables()
         self.archive_game = archive
@@ -99,6 +100,9 @@ class TableService:
         # this process's sockets per (table, seated user), as counted in Redis
         self.local_conns: dict[tuple[str, int], int] = {}
         self.cache = TableCache()
+        self.bots = BotPlayer(settings)
+        # Timer kinds of other modules (kind -> handler(table_id, arg)): rematch.install.
+        self.timer_handlers: dict[str, Callable[[str, str], Awaitable[None]]] = {}
 
     # ---------------------------------------------------------------- loading
 
@@ -152,6 +156,8 @@ class TableService:
                     meta=change.meta.model_dump_json().encode() if change.meta else None,
                     state=orjson.dumps(state_to_dict(change.state)) if change.state else None,
                     cid=cid, timers=change.timers, clock=change.clock,
+                    publish_state=change.state is not None and not any(
+                        r["k"] == "g" for r in change.records),
                 )
             except Conflict:
                 newer = self.cache.get(table_id)  # other records may have advanced it already
@@ -189,6 +195,12 @@ class TableService:
             message = {"type": "lobby_table", "table": meta.summary()} if listed else \
                 {"type": "lobby_remove", "table": meta.id}
             await self.redis.publish(LOBBY_CHANNEL, orjson.dumps(message))
+            # The "in play" list, live: a game to watch appears when it starts and goes
+            # when it ends (waiting tables change nothing there).
+            if meta.status != "waiting":
+                playing = {"type": "lobby_playing", "table": meta.summary()} if watchable \
+                    else {"type": "lobby_playing_remove", "table": meta.id}
+                await self.redis.publish(LOBBY_CHANNEL, orjson.dumps(playing))
 
     async def notify_user(self, user_id: int, message: dict[str, Any]) -> None:
         await self.redis.publish(user_channel(user_id), orjson.dumps(message))
@@ -217,7 +229,9 @@ class TableService:
         # Command ids are the client's own: two players may both send "c1", so the
         # dedupe key is scoped by the sender (else one player's move would be answered
         # as a repeat of the other's and silently dropped).
-        v, _ = await self.mutate(table_id, decide, cid=f"{user_id}:{cid}")
+        started = time.perf_counter()
+        v, change = await self.mutate(table_id, decide, cid=f"{user_id}:{cid}")
+        metrics.moved("player", bool(change.records), started)
         return v
 
     def game_change(
@@ -324,6 +338,8 @@ class TableService:
                 await self.fill_with_bots(table_id, None, strength)
             elif kind == "starting":
                 await self._recover_start(table_id)
+            elif kind in self.timer_handlers:
+                await self.timer_handlers[kind](table_id, arg)
         except AppError as exc:
             if exc.status != 404:
                 log.info("timer %s: %s", member, exc.code)
@@ -356,17 +372,29 @@ class TableService:
         await self.mutate(table_id, decide)
 
     async def _bot_move(self, table_id: str, at_v: int) -> None:
+        # The bot thinks before the commit, outside it (a strong bot in a worker
+        # process: botplay.py); the commit then checks the table did not move meanwhile.
+        v, meta, state = await self.load(table_id)
+        seat = meta.seats[state.turn] if state is not None else None
+        if v != at_v or meta.status != "playing" or state is None or seat is None \
+                or not (seat.bot or seat.abandoned):
+            return
+        command = await self.bots.command(table_id, state, state.turn, seat.strength)
+
         def decide(v: int, meta: TableMeta, state: State | None) -> Change:
             if v != at_v or meta.status != "playing" or state is None:
                 return Change()
             seat = meta.seats[state.turn]
             if seat is None or not (seat.bot or seat.abandoned):
                 return Change()
-            command = bot_for(seat.strength).choose(state, state.turn)
-            events, new = apply(state, state.turn, command)
+            try:
+                events, new = apply(state, state.turn, command)
+            except RuleViolation:  # (not seen: the same version is the same state)
+                events, new = apply(state, state.turn, fallback(state, state.turn))
             return self.game_change(meta, state, events, new, touched=False)
 
-        await self.mutate(table_id, decide)
+        _, change = await self.mutate(table_id, decide)
+        metrics.moved("bot", bool(change.records))
 
     async def abandon(self, table_id: str, user_id: int, reason: str = "abandon") -> int:
         """The player leaves a started game (or the grace period ran out: ``reason``):
@@ -498,7 +526,11 @@ class TableService:
     # ---------------------------------------------------------------- start, end
 
     async def maybe_start(self, table_id: str) -> None:
-        """When every seat is taken: escrow the stakes, then deal. All or nothing."""
+        """When every seat is taken: escrow the stakes, then deal. All or nothing: a start
+        that fails at any step closes the table and gives back what it held or escrowed
+        (``_abort_start``); the claim's recovery timer, committed with the claim, does it
+        if this process dies first."""
+        recover_at = time.time() + self.settings.start_recovery_seconds
 
         def claim(v: int, meta: TableMeta, state: State | None) -> Change:
             if meta.status != "waiting" or meta.free_seats():
@@ -506,20 +538,35 @@ class TableService:
             meta = meta.model_copy(deep=True)
             meta.status = "starting"
             meta.game_id = secrets.token_hex(16)
-            return Change(meta=meta, records=[table_record("starting", meta)], result=meta)
+            meta.started_at = time.time()  # when the start began (the deal sets it again)
+            return Change(meta=meta, records=[table_record("starting", meta)], result=meta,
+                          timers=[(start_timer(table_id), recover_at)])
 
         _, change = await self.mutate(table_id, claim)
         meta: TableMeta | None = change.result
         if meta is None:
             return
-        await self.store.add_timer(f"starting|{table_id}|0", time.time() + START_RECOVERY_SECONDS)
         assert meta.game_id is not None
-        failed = await self.hooks.start_game(meta.game_id, table_id, meta.bet, meta.humans())
+        try:
+            failed = await self.hooks.start_game(meta.game_id, table_id, meta.bet,
+                                                 meta.humans())
+            await self.mutate(table_id, self._begin(meta.game_id, failed))
+        except Exception:
+            await self._abort_quietly(table_id, meta.game_id)
+            raise
+        await self.store.cancel_timer(start_timer(table_id))
+        for user_id in failed:
+            await self.hooks.release_seat(user_id, table_id)
+            await self.notify_user(user_id, {
+                "type": "seat_freed", "table": table_id, "code": "insufficient_funds",
+                "message": "You did not have the coins for the bet, so you left the table.",
+            })
 
+    def _begin(self, game_id: str, failed: list[int]) -> Decider:
         def begin(v: int, current: TableMeta, state: State | None) -> Change:
-            if current.status != "starting" or current.game_id != meta.game_id:
+            if current.status != "starting" or current.game_id != game_id:
                 return Change()
-            if failed:
+            if failed:  # nothing was escrowed: back to waiting without those who could not pay
                 current = current.model_copy(deep=True)
                 current.status = "waiting"
                 current.game_id = None
@@ -529,21 +576,31 @@ class TableService:
                 change = Change(meta=current, records=[table_record("start_failed", current)])
                 change.after.append(lambda v: self.after_table_change(current))
                 return change
-            return self.start_game_change(current, current.game_id or "")
+            return self.start_game_change(current, game_id)
 
-        await self.mutate(table_id, begin)
-        await self.store.cancel_timer(f"starting|{table_id}|0")
-        for user_id in failed:
-            await self.hooks.release_seat(user_id, table_id)
-            await self.notify_user(user_id, {
-                "type": "seat_freed", "table": table_id, "code": "insufficient_funds",
-                "message": "You did not have the coins for the bet, so you left the table.",
-            })
+        return begin
+
+    async def _abort_quietly(self, table_id: str, game_id: str) -> None:
+        try:
+            await self._abort_start(table_id, game_id)
+        except Exception:  # the recovery timer (and the reconciler) try again later
+            log.warning("could not abort the failed start of %s", table_id, exc_info=True)
 
     async def _recover_start(self, table_id: str) -> None:
-        """A process died between escrow and deal: void the game, refund, close."""
+        """Still ``starting`` when its recovery timer fires (a process died, or a step
+        failed and its clean-up too): void the game, refund, close."""
+        await self._abort_start(table_id, None)
 
-        def void(v: int, meta: TableMeta, state: State | None) -> Change:
+    async def _abort_start(self, table_id: str, game_id: str | None) -> None:
+        """Close a table whose start failed, then give back in one transaction every stake
+        escrowed and every hold not escrowed. Dying in between leaves a closed table with
+        money held: the reconciler (app/economy/reconciler.py) finishes the job."""
+
+        def close(v: int, meta: TableMeta, state: State | None) -> Change:
+            if game_id not in (None, meta.game_id):
+                return Change()
+            if meta.status == "closed" and meta.close_reason == "start_failed":
+                return Change(result=meta)  # closed by an earlier try: finish its refunds
             if meta.status != "starting":
                 return Change()
             meta = meta.model_copy(deep=True)
@@ -551,11 +608,16 @@ class TableService:
             meta.close_reason = "start_failed"
             return Change(meta=meta, records=[table_record("closed", meta)], result=meta)
 
-        _, change = await self.mutate(table_id, void)
-        if change.result is not None:
-            meta = change.result
-            await self.hooks.settle_game(self._result(meta, None, None))
-            await self.after_table_change(meta)
+        _, change = await self.mutate(table_id, close)
+        meta: TableMeta | None = change.result
+        if meta is None:
+            return
+        await self.hooks.abort_start(self._result(meta, None, None))
+        if meta.special:
+            await self.hooks.refund_special_table(meta.host, table_id)
+        await self.store.cancel_timer(start_timer(table_id))
+        await self.after_table_change(meta)
+        await self.store.expire(table_id, CLOSED_TABLE_TTL)
 
     def _result(self, meta: TableMeta, state: State | None, winner: int | None) -> GameResult:
         rules = ruleset_from_dict(meta.rules)
@@ -582,7 +644,8 @@ class TableService:
             return
         if self.archive_game is not None:
             await self.archive_game(meta, await self.store.full_log(table_id))
-        await self.hooks.settle_game(self._result(meta, state, state.match_winner))
+        with metrics.settling():
+            await self.hooks.settle_game(self._result(meta, state, state.match_winner))
         await self.store.cancel_timer(member)
         await self.store.expire(table_id)
         await self.after_table_change(meta)
@@ -632,6 +695,11 @@ def timeout_move(state: State, seat: int) -> tuple[list[Event], State]:
             continue
         return events + step, new
     raise RuntimeError("no legal discard")  # the engine's no-stranding rule forbids this
+
+
+def start_timer(table_id: str) -> str:
+    """The member of a start's recovery timer (``_recover_start``)."""
+    return f"starting|{table_id}|0"
 
 
 def turn_timer(table_id: str, state: State, deadline: float) -> str:

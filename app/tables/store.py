@@ -6,20 +6,31 @@ version, refuse a repeated command id, append the records (each with its own con
 version) to the stream and the log, save meta and state, publish. Keys outside a table
 (the lobby index, the timers) are separate calls.
 
-The publish on ``tch:ID`` is ``{"t": ID, "records": [...]}``, a newline, the meta saved
-and a newline, the state saved (each '' when the commit left it as it was): processes
-keep their caches of the tables they serve in step without reading them back
-(``app/tables/cache.py``). JSON never holds a raw newline, so the split is exact.
+The publish on the table's channel ``tch:{t:ID}`` carries EVENTS, not states:
+``{"t": ID, "records": [...]}``, a newline, and the full meta saved when the commit
+changed it (else ''; the records carry only its public part, and the deals of hands in
+play are needed to decide), a newline, and the state saved only when the records do not
+determine it (no game record; else ''). A process that serves viewers of the table folds
+the game records into its cached state with the engine's ``evolve``
+(``app/tables/cache.py``). JSON never holds a raw newline, so the split is exact. On a
+cluster the publish is SPUBLISH: the channel's hash tag keeps it on the table's shard.
 """
 
 from __future__ import annotations
 
+import asyncio
+import time
+import zlib
 from dataclasses import dataclass
 from typing import Any
 
 import orjson
 from redis.asyncio import Redis
+from redis.asyncio.cluster import RedisCluster
+from redis.crc import key_slot
 from redis.exceptions import NoScriptError
+
+from app.core import metrics
 
 STREAM_MAXLEN = 512  # records kept for resync; older gaps get a fresh snapshot
 TABLE_TTL_SECONDS = 6 * 3600  # a finished or closed table lingers this long
@@ -28,6 +39,7 @@ PLAYING_KEY = "lobby:playing"  # public games in progress, for spectators
 TIMERS_KEY = "timers"
 PROCS_KEY = "procs"  # server process id -> its last heartbeat (a sorted set)
 LOBBY_CHANNEL = "lobby"
+CLUSTER_BUCKETS = 16  # buckets of each global set on a cluster, unless set otherwise
 
 COMMIT_LUA = """
 local v = tonumber(redis.call('HGET', KEYS[1], 'v') or '0')
@@ -37,9 +49,11 @@ if ARGV[5] ~= '' then
   if seen then return {-1, tonumber(seen)} end
 end
 local n = tonumber(ARGV[2])
+local recs = {}
 for i = 1, n do
   v = v + 1
   local rec = ARGV[7 + i]
+  recs[i] = rec
   redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[6], v .. '-0', 'r', rec)
   redis.call('RPUSH', KEYS[3], rec)
 end
@@ -51,8 +65,11 @@ if ARGV[5] ~= '' then
   redis.call('HSET', KEYS[4], ARGV[5], v)
   redis.call('EXPIRE', KEYS[4], 86400)
 end
-if n > 0 then
-  redis.call('PUBLISH', 'tch:' .. ARGV[8 + n], ARGV[7] .. '\\n' .. ARGV[3] .. '\\n' .. ARGV[4])
+if n > 0 and ARGV[8 + n] ~= '' then
+  local state = ''
+  if ARGV[10 + n] == '1' then state = ARGV[4] end
+  local body = ARGV[7] .. table.concat(recs, ',') .. ']}\\n' .. ARGV[3] .. '\\n' .. state
+  redis.call(ARGV[11 + n], ARGV[8 + n], body)
 end
 return {1, v}
 """
@@ -84,7 +101,15 @@ def k_proc_seats(proc: str) -> str:
 
 
 def table_channel(table_id: str) -> str:
-    return f"tch:{table_id}"
+    """The table's own channel: its hash tag puts it on the table's shard (SPUBLISH)."""
+    return f"tch:{{t:{table_id}}}"
+
+
+def channel_table(channel: str) -> str | None:
+    """The table a channel from ``table_channel`` belongs to, else None."""
+    if channel.startswith("tch:{t:") and channel.endswith("}"):
+        return channel[7:-1]
+    return None
 
 
 def user_channel(user_id: int) -> str:
@@ -113,9 +138,65 @@ class Duplicate(Exception):
 
 
 class TableStore:
-    def __init__(self, redis: Redis) -> None:
+    def __init__(self, redis: Redis, sharded: bool | None = None, buckets: int = 0) -> None:
+        """``buckets``: how many hash-tagged keys each global set is split into (0: 1 on
+        one server, ``CLUSTER_BUCKETS`` on a cluster, so no shard holds them all)."""
         self.redis = redis
         self._commit = redis.register_script(COMMIT_LUA)
+        self.cluster = isinstance(redis, RedisCluster)
+        if sharded is None:
+            sharded = self.cluster
+        self.publish_command = "SPUBLISH" if sharded else "PUBLISH"
+        self.buckets = buckets or (CLUSTER_BUCKETS if self.cluster else 1)
+
+    # -- the global sets, split into hash-tagged buckets
+
+    def bucket(self, base: str, member: str) -> str:
+        """The key of the bucket of ``base`` that holds ``member`` (a table's timers all
+        go to its table's bucket). With one bucket it is ``base`` itself, as before."""
+        if self.buckets == 1:
+            return base
+        parts = member.split("|", 2)
+        owner = parts[1] if len(parts) == 3 else member
+        return f"{base}:{{{base}:{zlib.crc32(owner.encode()) % self.buckets}}}"
+
+    def bucket_keys(self, base: str) -> list[str]:
+        if self.buckets == 1:
+            return [base]
+        return [f"{base}:{{{base}:{i}}}" for i in range(self.buckets)]
+
+    def _by_bucket(self, base: str, members: Any) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for member in members:
+            out.setdefault(self.bucket(base, member), []).append(member)
+        return out
+
+    async def many(self, calls: list[tuple[str, tuple[Any, ...]]]) -> list[Any]:
+        """Run ``calls`` (command name, arguments; the first argument is the key) in as
+        few round trips as allowed: one pipeline on one server; on a cluster one pipeline
+        per hash slot (never a cross-slot one), all at once, each keeping its order."""
+        if not calls:
+            return []
+        if not self.cluster:
+            async with self.redis.pipeline(transaction=False) as pipe:
+                for name, args in calls:
+                    getattr(pipe, name)(*args)
+                return list(await pipe.execute())
+        groups: dict[int, list[int]] = {}
+        for i, (_, args) in enumerate(calls):
+            groups.setdefault(key_slot(str(args[0]).encode()), []).append(i)
+        replies: list[Any] = [None] * len(calls)
+
+        async def run(indexes: list[int]) -> None:
+            async with self.redis.pipeline(transaction=False) as pipe:
+                for i in indexes:
+                    name, args = calls[i]
+                    getattr(pipe, name)(*args)
+                for i, reply in zip(indexes, await pipe.execute(), strict=True):
+                    replies[i] = reply
+
+        await asyncio.gather(*(run(ix) for ix in groups.values()))
+        return replies
 
     async def load(self, table_id: str, cid: str = "") -> Loaded | None:
         """The table's version, meta and state (and, for a command id, the version it
@@ -142,23 +223,33 @@ class TableStore:
         cid: str = "",
         timers: list[tuple[str, float]] | None = None,
         clock: float | None = None,
+        publish_state: bool = False,
+        channel: str | None = None,
     ) -> int:
         """Append ``records`` (their ``v`` already set to expected_v+1...) atomically.
         Returns the new version; raises Conflict or Duplicate. ``timers`` (member,
         deadline) go into the timers set in the same round trip, whether the commit
         succeeds or not: a timer checks that it is still the table's when it fires.
-        ``clock``: a new turn clock's deadline, kept in the table hash for snapshots."""
+        ``clock``: a new turn clock's deadline, kept in the table hash for snapshots.
+        ``publish_state``: the records do not determine the new state, so the publish
+        carries it. ``channel``: where to publish ('' for nowhere; tests make gaps so)."""
         encoded = [orjson.dumps(r) for r in records]
-        payload = orjson.dumps({"t": table_id, "records": records})
+        # "at": the commit's wall time, for the pub/sub lag metric (app/core/metrics.py).
+        prefix = (b'{"at":' + orjson.dumps(time.time()) + b',"t":' + orjson.dumps(table_id)
+                  + b',"records":[')
         args: list[Any] = [
-            expected_v, len(records), meta or b"", state or b"", cid, STREAM_MAXLEN, payload,
-            *encoded, table_id, repr(clock) if clock is not None else "",
+            expected_v, len(records), meta or b"", state or b"", cid, STREAM_MAXLEN, prefix,
+            *encoded, table_channel(table_id) if channel is None else channel,
+            repr(clock) if clock is not None else "", "1" if publish_state else "",
+            self.publish_command,
         ]
         keys = [k_hash(table_id), k_stream(table_id), k_log(table_id), k_cids(table_id)]
+        started = time.perf_counter()
         if timers:
             status, v = await self._commit_with_timers(keys, args, timers)
         else:
             status, v = await self._commit(keys=keys, args=args)
+        metrics.REDIS_SECONDS.labels("commit").observe(time.perf_counter() - started)
         if int(status) == 0:
             raise Conflict(int(v))
         if int(status) == -1:
@@ -169,11 +260,20 @@ class TableStore:
         self, keys: list[str], args: list[Any], timers: list[tuple[str, float]]
     ) -> Any:
         """EVALSHA and the ZADDs in one pipeline (one round trip). The timers set is not
-        a table key (another hash slot), so it cannot go into the script itself."""
+        a table key (another hash slot), so it cannot go into the script itself; on a
+        cluster the two go at once to their shards (no cross-slot pipeline)."""
+        zadds = [(key, {m: at for m, at in timers if m in members})
+                 for key, members in self._by_bucket(TIMERS_KEY, [m for m, _ in timers]).items()]
+        if self.cluster:
+            results = await asyncio.gather(
+                self._commit(keys=keys, args=args),
+                *(self.redis.zadd(key, mapping) for key, mapping in zadds))
+            return results[0]
         for _ in range(2):
             async with self.redis.pipeline(transaction=False) as pipe:
                 pipe.evalsha(self._commit.sha, len(keys), *keys, *args)
-                pipe.zadd(TIMERS_KEY, dict(timers))
+                for key, mapping in zadds:
+                    pipe.zadd(key, mapping)
                 replies = await pipe.execute(raise_on_error=False)
             if not isinstance(replies[0], NoScriptError):
                 if isinstance(replies[0], Exception):
@@ -203,46 +303,53 @@ class TableStore:
         return [orjson.loads(r) for r in await self.redis.lrange(k_log(table_id), 0, -1)]
 
     async def expire(self, table_id: str, seconds: int = TABLE_TTL_SECONDS) -> None:
-        async with self.redis.pipeline(transaction=False) as pipe:
-            for key in (k_hash(table_id), k_stream(table_id), k_log(table_id),
-                        k_cids(table_id), k_conns(table_id)):
-                pipe.expire(key, seconds)
-            await pipe.execute()
+        await self.many([("expire", (key, seconds)) for key in (
+            k_hash(table_id), k_stream(table_id), k_log(table_id), k_cids(table_id),
+            k_conns(table_id))])
 
     # -- the lobby index and the timers
 
     async def list_lobby(self, limit: int = 500, key: str = LOBBY_KEY) -> list[bytes]:
-        ids = await self.redis.zrange(key, 0, limit - 1)
+        """The metas of the first ``limit`` tables of an index (oldest first)."""
+        scored: list[tuple[float, str]] = []
+        for part in await self.many([("zrange", (k, 0, limit - 1, False, True))
+                                     for k in self.bucket_keys(key)]):
+            scored += [(float(score), _str(table_id)) for table_id, score in part]
+        ids = [table_id for _, table_id in sorted(scored)[:limit]]
         if not ids:
             return []
-        async with self.redis.pipeline(transaction=False) as pipe:
-            for table_id in ids:
-                pipe.hget(k_hash(_str(table_id)), "meta")
-            metas = await pipe.execute()
+        metas = await self.many([("hget", (k_hash(table_id), "meta")) for table_id in ids])
         return [m if isinstance(m, bytes) else m.encode() for m in metas if m]
 
     async def set_listed(
         self, table_id: str, listed: bool, score: float, key: str = LOBBY_KEY
     ) -> None:
         if listed:
-            await self.redis.zadd(key, {table_id: score})
+            await self.redis.zadd(self.bucket(key, table_id), {table_id: score})
         else:
-            await self.redis.zrem(key, table_id)
+            await self.redis.zrem(self.bucket(key, table_id), table_id)
 
     async def add_timer(self, member: str, at: float) -> None:
-        await self.redis.zadd(TIMERS_KEY, {member: at})
+        await self.redis.zadd(self.bucket(TIMERS_KEY, member), {member: at})
 
     async def cancel_timer(self, *members: str) -> None:
-        if members:
-            await self.redis.zrem(TIMERS_KEY, *members)
+        await self.many([("zrem", (key, *group))
+                         for key, group in self._by_bucket(TIMERS_KEY, members).items()])
 
     async def due_timers(self, now: float, limit: int = 50) -> list[str]:
-        items = await self.redis.zrangebyscore(TIMERS_KEY, "-inf", now, start=0, num=limit)
-        return [_str(i) for i in items]
+        parts = await self.many([("zrangebyscore", (key, "-inf", now, 0, limit))
+                                 for key in self.bucket_keys(TIMERS_KEY)])
+        return [_str(i) for part in parts for i in part]
+
+    async def due_timers_at(self, now: float, limit: int = 50) -> list[tuple[str, float]]:
+        """Due timers with their deadlines (for the lateness metric), from every bucket."""
+        parts = await self.many([("zrangebyscore", (key, "-inf", now, 0, limit, True))
+                                 for key in self.bucket_keys(TIMERS_KEY)])
+        return [(_str(item[0]), float(item[1])) for part in parts for item in part]
 
     async def claim_timer(self, member: str) -> bool:
         """Atomically take a due timer: only one process gets 1 back from ZREM."""
-        return bool(await self.redis.zrem(TIMERS_KEY, member))
+        return bool(await self.redis.zrem(self.bucket(TIMERS_KEY, member), member))
 
     # -- sockets per seated player, counted per server process
 
@@ -251,17 +358,14 @@ class TableStore:
         """One more (or one less) socket of this player at this table on process
         ``proc``; returns the player's sockets at the table over every process."""
         field = f"{user_id}@{proc}"
-        async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.hincrby(k_conns(table_id), field, delta)
-            pipe.hgetall(k_conns(table_id))
-            if delta > 0:
-                pipe.sadd(k_proc_seats(proc), f"{table_id}|{user_id}")
-            replies = await pipe.execute()
+        calls: list[tuple[str, tuple[Any, ...]]] = [
+            ("hincrby", (k_conns(table_id), field, delta)), ("hgetall", (k_conns(table_id),))]
+        if delta > 0:
+            calls.append(("sadd", (k_proc_seats(proc), f"{table_id}|{user_id}")))
+        replies = await self.many(calls)
         if delta < 0 and int(replies[0]) <= 0:  # none left here: nothing to sweep
-            async with self.redis.pipeline(transaction=False) as pipe:
-                pipe.hdel(k_conns(table_id), field)
-                pipe.srem(k_proc_seats(proc), f"{table_id}|{user_id}")
-                await pipe.execute()
+            await self.many([("hdel", (k_conns(table_id), field)),
+                             ("srem", (k_proc_seats(proc), f"{table_id}|{user_id}"))])
         return _sockets_of(replies[1], user_id)
 
     async def connections(self, table_id: str, user_id: int) -> int:
@@ -270,24 +374,24 @@ class TableStore:
     async def heartbeat(self, proc: str, now: float) -> bool:
         """Renew ``proc``'s heartbeat; True if it was not registered (a first beat, or
         another process took it for dead and swept it)."""
-        return bool(await self.redis.zadd(PROCS_KEY, {proc: now}))
+        return bool(await self.redis.zadd(self.bucket(PROCS_KEY, proc), {proc: now}))
 
     async def restore_process(self, proc: str, counts: dict[tuple[str, int], int]) -> None:
         """Count again the sockets a live process holds, after it was swept for dead."""
-        if not counts:
-            return
-        async with self.redis.pipeline(transaction=False) as pipe:
-            for (table_id, user_id), n in counts.items():
-                pipe.hset(k_conns(table_id), f"{user_id}@{proc}", n)
-                pipe.sadd(k_proc_seats(proc), f"{table_id}|{user_id}")
-            await pipe.execute()
+        calls: list[tuple[str, tuple[Any, ...]]] = []
+        for (table_id, user_id), n in counts.items():
+            calls.append(("hset", (k_conns(table_id), f"{user_id}@{proc}", n)))
+            calls.append(("sadd", (k_proc_seats(proc), f"{table_id}|{user_id}")))
+        await self.many(calls)
 
     async def dead_processes(self, before: float) -> list[str]:
-        return [_str(p) for p in await self.redis.zrangebyscore(PROCS_KEY, "-inf", before)]
+        parts = await self.many([("zrangebyscore", (key, "-inf", before))
+                                 for key in self.bucket_keys(PROCS_KEY)])
+        return [_str(p) for part in parts for p in part]
 
     async def claim_dead(self, proc: str) -> bool:
         """Take a dead process's sweep: only one process gets 1 back from ZREM."""
-        return bool(await self.redis.zrem(PROCS_KEY, proc))
+        return bool(await self.redis.zrem(self.bucket(PROCS_KEY, proc), proc))
 
     async def drop_process(self, proc: str) -> list[tuple[str, int, int]]:
         """Forget every socket a dead process counted: (table, user, that player's sockets
@@ -295,13 +399,13 @@ class TableStore:
         seats = [_str(m).rpartition("|") for m in await self.redis.smembers(k_proc_seats(proc))]
         if not seats:
             return []
-        # one round trip for them all: each table's count read right after its delete
-        async with self.redis.pipeline(transaction=False) as pipe:
-            for table_id, _, user in seats:
-                pipe.hdel(k_conns(table_id), f"{user}@{proc}")
-                pipe.hgetall(k_conns(table_id))
-            pipe.delete(k_proc_seats(proc))
-            replies = await pipe.execute()
+        # as few round trips as allowed: each table's count read right after its delete
+        calls: list[tuple[str, tuple[Any, ...]]] = []
+        for table_id, _, user in seats:
+            calls.append(("hdel", (k_conns(table_id), f"{user}@{proc}")))
+            calls.append(("hgetall", (k_conns(table_id),)))
+        calls.append(("delete", (k_proc_seats(proc),)))
+        replies = await self.many(calls)
         return [(table_id, int(user), _sockets_of(replies[2 * i + 1], int(user)))
                 for i, (table_id, _, user) in enumerate(seats)]
 

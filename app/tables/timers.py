@@ -9,6 +9,7 @@ import contextlib
 import logging
 import time
 
+from app.core import metrics
 from app.tables.service import TableService
 
 log = logging.getLogger("app.tables.timers")
@@ -88,8 +89,9 @@ class TimerLoop:
 
     async def tick(self) -> int:
         fired = 0
-        for member in await self.svc.store.due_timers(time.time()):
+        for member, at in await self.svc.store.due_timers_at(time.time()):
             if await self.svc.store.claim_timer(member):
+                metrics.TIMER_LATENESS.observe(max(0.0, time.time() - at))
                 task = asyncio.create_task(self.svc.fire(member))
                 self.running.add(task)
                 task.add_done_callback(self.running.discard)

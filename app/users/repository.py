@@ -38,10 +38,11 @@ async def add_session(
     return session
 
 
-async def user_for_token_hash(db: AsyncSession, token_hash: str, now: datetime) -> User | None:
-    """The user of a live session: not revoked and not expired at ``now``."""
+async def session_for_token_hash(db: AsyncSession, token_hash: str, now: datetime,
+                                 ) -> tuple[User, Session] | None:
+    """The user and session of a live session: not revoked and not expired at ``now``."""
     stmt = (
-        select(User)
+        select(User, Session)
         .join(Session, Session.user_id == User.id)
         .where(
             Session.token_hash == token_hash,
@@ -49,14 +50,29 @@ async def user_for_token_hash(db: AsyncSession, token_hash: str, now: datetime) 
             Session.expires_at > now,
         )
     )
-    return (await db.execute(stmt)).scalar_one_or_none()
+    row = (await db.execute(stmt)).first()
+    return (row[0], row[1]) if row else None
 
 
-async def revoke_session(db: AsyncSession, token_hash: str, now: datetime) -> bool:
+async def revoke_session(db: AsyncSession, token_hash: str, now: datetime) -> int | None:
+    """Revoke one live session; its user id, or None if there was none to revoke."""
     stmt = (
         update(Session)
         .where(Session.token_hash == token_hash, Session.revoked_at.is_(None))
         .values(revoked_at=now)
+        .returning(Session.user_id)
     )
-    result = await db.execute(stmt)
-    return bool(getattr(result, "rowcount", 0))
+    return (await db.execute(stmt)).scalar_one_or_none()
+
+
+async def revoke_other_sessions(db: AsyncSession, user_id: UserId, keep_hash: str,
+                                now: datetime) -> list[str]:
+    """Revoke every live session of the user but ``keep_hash``; their token hashes."""
+    stmt = (
+        update(Session)
+        .where(Session.user_id == user_id, Session.token_hash != keep_hash,
+               Session.revoked_at.is_(None))
+        .values(revoked_at=now)
+        .returning(Session.token_hash)
+    )
+    return list((await db.execute(stmt)).scalars().all())

@@ -17,9 +17,10 @@ from app.api.deps import (
 )
 from app.core.config import Settings
 from app.core.errors import ERROR_RESPONSES, ErrorResponse
+from app.tables import sockets
 from app.users import service
-from app.users.schemas import ClaimIn, LoginIn, MeOut, RegisterIn
-from app.users.tokens import SESSION_COOKIE
+from app.users.schemas import ClaimIn, LoginIn, MeOut, PasswordIn, RegisterIn
+from app.users.tokens import SESSION_COOKIE, hash_token
 
 router = APIRouter(prefix="/api", tags=["accounts"], responses=ERROR_RESPONSES)
 
@@ -87,9 +88,12 @@ async def login(
 
 
 @router.post("/auth/logout", status_code=status.HTTP_204_NO_CONTENT)
-async def logout(request: Request, db: DbDep, settings: SettingsDep) -> Response:
-    await service.logout(db, session_token(request))
+async def logout(request: Request, db: DbDep, redis: RedisDep, settings: SettingsDep,
+                 ) -> Response:
+    ended = await service.logout(db, session_token(request))
     await db.commit()
+    if ended is not None:
+        await sockets.end_sessions(redis, ended[0], [ended[1]])
     response = Response(status_code=status.HTTP_204_NO_CONTENT)
     response.delete_cookie(
         SESSION_COOKIE, httponly=True, samesite="lax", secure=settings.cookie_secure, path="/"
@@ -115,14 +119,34 @@ async def claim(
     response: Response,
     user: CurrentUser,
     db: DbDep,
+    redis: RedisDep,
     passwords: PasswordsDep,
     settings: SettingsDep,
 ) -> MeOut:
     old_token = session_token(request) or ""
     user, token = await service.claim(db, passwords, user, body, old_token, settings)
     await db.commit()
+    await sockets.end_sessions(redis, user.id, [hash_token(old_token)])
     _set_session_cookie(response, token, settings)
     return MeOut.model_validate(user)
+
+
+@router.post("/auth/password", status_code=status.HTTP_204_NO_CONTENT)
+async def change_password(
+    body: PasswordIn,
+    request: Request,
+    user: CurrentUser,
+    db: DbDep,
+    redis: RedisDep,
+    passwords: PasswordsDep,
+    settings: SettingsDep,
+) -> Response:
+    """New password; every other session of the account ends (its sockets close)."""
+    ended = await service.change_password(db, redis, passwords, settings, user, body,
+                                          session_token(request) or "", client_ip(request))
+    await db.commit()
+    await sockets.end_sessions(redis, user.id, ended)
+    return Response(status_code=status.HTTP_204_NO_CONTENT)
 
 
 @router.get("/me", response_model=MeOut)

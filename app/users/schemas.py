@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
+from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from app.core.ids import UserId
+from app.core.text import Clean
 
 USERNAME_RE = re.compile(r"^[A-Za-z0-9_]+$")
 # Guests get nicknames like "Invitado1234"; a username may not pose as one.
@@ -18,7 +20,7 @@ _RESERVED_RE = re.compile(rf"^{GUEST_NICKNAME_PREFIX}[0-9]*$", re.IGNORECASE)
 class Credentials(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    username: str = Field(min_length=3, max_length=20)
+    username: Annotated[str, Field(min_length=3, max_length=20), Clean(20)]
     # The upper bound keeps a huge body from costing a huge hash.
     password: str = Field(min_length=8, max_length=128)
 
@@ -38,6 +40,13 @@ class RegisterIn(Credentials):
 
 class ClaimIn(Credentials):
     pass
+
+
+class PasswordIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    current_password: str = Field(min_length=1, max_length=128)
+    new_password: str = Field(min_length=8, max_length=128)
 
 
 class LoginIn(BaseModel):

@@ -19,9 +19,10 @@ from app.core.db import utcnow
 from app.core.errors import AppError
 from app.core.ids import UserId
 from app.users import repository as repo
-from app.users.models import User
+from app.users import throttle
+from app.users.models import Session, User
 from app.users.passwords import Passwords
-from app.users.schemas import GUEST_NICKNAME_PREFIX, ClaimIn, RegisterIn
+from app.users.schemas import GUEST_NICKNAME_PREFIX, ClaimIn, PasswordIn, RegisterIn
 from app.users.tokens import hash_token, new_token
 
 INVALID_LOGIN = AppError("invalid_credentials", "Wrong username or password.", 401)
@@ -44,9 +45,15 @@ async def start_session(
 
 async def user_from_token(db: AsyncSession, token: str | None) -> User | None:
     """Resolve a raw cookie token to its user; None if missing, unknown, expired or revoked."""
+    found = await session_from_token(db, token)
+    return found[0] if found else None
+
+
+async def session_from_token(db: AsyncSession, token: str | None,
+                             ) -> tuple[User, Session] | None:
     if not token or len(token) > 256:
         return None
-    return await repo.user_for_token_hash(db, hash_token(token), utcnow())
+    return await repo.session_for_token_hash(db, hash_token(token), utcnow())
 
 
 async def register(
@@ -81,23 +88,16 @@ async def login(
     password: str,
     client_ip: str,
 ) -> tuple[User, str]:
-    await _throttle_login(redis, settings, username, client_ip)
+    await throttle.check_login(redis, settings, username, client_ip)
     user = await repo.get_user_by_username(db, username)
     # Unknown users are verified against a dummy hash: same answer, same time.
     ok = await passwords.verify(user.password_hash if user else None, password)
     if user is None or not ok:
         raise INVALID_LOGIN
+    await throttle.login_succeeded(redis, username, client_ip)
     if user.password_hash and passwords.needs_rehash(user.password_hash):
         user.password_hash = await passwords.hash(password)
     return user, await start_session(db, UserId(user.id), settings.session_days)
-
-
-async def _throttle_login(redis: Redis, settings: Settings, username: str, ip: str) -> None:
-    checks = [
-        (f"rl:login:ip:{ip}", settings.login_limit_per_ip),
-        (f"rl:login:user:{username.lower()}", settings.login_limit_per_username),
-    ]
-    await _throttle(redis, checks, settings.login_window_seconds, "login attempts")
 
 
 async def throttle_signup(redis: Redis, settings: Settings, ip: str) -> None:
@@ -110,12 +110,7 @@ async def _throttle(redis: Redis, checks: list[tuple[str, int]], window: int, wh
     for key, limit in checks:
         verdict = await ratelimit.hit(redis, key, limit, window)
         if not verdict.allowed:
-            raise AppError(
-                "rate_limited",
-                f"Too many {what}. Try again in {verdict.retry_after} seconds.",
-                429,
-                headers={"Retry-After": str(verdict.retry_after)},
-            )
+            raise throttle.refused(what, verdict.retry_after)
 
 
 async def create_guest(db: AsyncSession, settings: Settings) -> tuple[User, str]:
@@ -168,11 +163,30 @@ async def claim(
     except IntegrityError:
         await db.rollback()
         raise _username_taken() from None
-    # A new token on a change of privilege: the guest's token stops working.
+    # A new token on a change of privilege: the guest's token stops working (the route
+    # closes its sockets after the commit).
     await repo.revoke_session(db, hash_token(old_token), utcnow())
     return user, await start_session(db, UserId(user.id), settings.session_days)
 
 
-async def logout(db: AsyncSession, token: str | None) -> None:
-    if token:
-        await repo.revoke_session(db, hash_token(token), utcnow())
+async def logout(db: AsyncSession, token: str | None) -> tuple[int, str] | None:
+    """Revoke the session; its user id and token hash, to close its sockets."""
+    if not token:
+        return None
+    token_hash = hash_token(token)
+    user_id = await repo.revoke_session(db, token_hash, utcnow())
+    return (user_id, token_hash) if user_id is not None else None
+
+
+async def change_password(db: AsyncSession, redis: Redis, passwords: Passwords,
+                          settings: Settings, user: User, data: PasswordIn, token: str,
+                          client_ip: str) -> list[str]:
+    """Set a new password and end every other session of the account; returns the
+    ended sessions' token hashes (their sockets are closed after the commit)."""
+    if user.is_guest or not user.username:
+        raise AppError("not_allowed", "Guests have no password; create an account.", 409)
+    await throttle.check_login(redis, settings, user.username, client_ip)
+    if not await passwords.verify(user.password_hash, data.current_password):
+        raise AppError("invalid_credentials", "The current password is wrong.", 401)
+    user.password_hash = await passwords.hash(data.new_password)
+    return await repo.revoke_other_sessions(db, UserId(user.id), hash_token(token), utcnow())

@@ -57,9 +57,19 @@ def test_production_refuses_to_start_without_secret_key(tmp_path: Path) -> None:
     assert not (tmp_path / "secret_key").exists()
 
 
+SAFE_PRODUCTION = {
+    "BURACO_ENV": "production",
+    "BURACO_SECRET_KEY": "s3cret-from-env",
+    "BURACO_DATABASE_URL": "postgresql+asyncpg://u:p@db:5432/buraco",
+    "BURACO_REDIS_URL": "redis://redis:6379/0",
+    "BURACO_COOKIE_SECURE": "true",
+    "BURACO_WS_ALLOWED_ORIGINS": "https://buraco.example.com",
+}
+
+
 def test_production_with_secret_key(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setenv("BURACO_ENV", "production")
-    monkeypatch.setenv("BURACO_SECRET_KEY", "s3cret-from-env")
+    for name, value in SAFE_PRODUCTION.items():
+        monkeypatch.setenv(name, value)
     s = Settings(var_dir=tmp_path)
     assert s.is_production
     assert s.secret_key is not None and s.secret_key.get_secret_value() == "s3cret-from-env"
@@ -92,3 +102,54 @@ def test_password_hashing_cannot_go_below_owasp_minimum(tmp_path: Path) -> None:
 def test_unknown_environment_rejected(tmp_path: Path) -> None:
     with pytest.raises(ValidationError):
         Settings(env="staging", var_dir=tmp_path)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("name", "unsafe"),
+    [
+        ("BURACO_DATABASE_URL", "sqlite+aiosqlite:///./var/buraco.db"),
+        ("BURACO_REDIS_URL", "memory://"),
+        ("BURACO_COOKIE_SECURE", "false"),
+        ("BURACO_WS_ALLOWED_ORIGINS", None),  # left unset: the localhost defaults
+    ],
+)
+def test_production_refuses_each_unsafe_setting_by_name(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, name: str, unsafe: str | None
+) -> None:
+    for key, value in SAFE_PRODUCTION.items():
+        monkeypatch.setenv(key, value)
+    if unsafe is None:
+        monkeypatch.delenv(name)
+    else:
+        monkeypatch.setenv(name, unsafe)
+    with pytest.raises(ValidationError) as caught:
+        Settings(var_dir=tmp_path)
+    message = str(caught.value)
+    assert name in message
+    others = {"BURACO_DATABASE_URL", "BURACO_REDIS_URL", "BURACO_COOKIE_SECURE",
+              "BURACO_WS_ALLOWED_ORIGINS"} - {name}
+    assert not [other for other in others if other in message]
+    # the operator may insist, and then it starts
+    monkeypatch.setenv("BURACO_ALLOW_UNSAFE_PRODUCTION", "true")
+    assert Settings(var_dir=tmp_path).is_production
+
+
+def test_production_defaults_refuse_everything_unsafe_at_once(tmp_path: Path) -> None:
+    with pytest.raises(ValidationError) as caught:
+        Settings(env="production", secret_key="k" * 40, var_dir=tmp_path)
+    for name in ("BURACO_DATABASE_URL", "BURACO_REDIS_URL", "BURACO_COOKIE_SECURE",
+                 "BURACO_WS_ALLOWED_ORIGINS"):
+        assert name in str(caught.value)
+
+
+def test_domain_gives_the_allowed_origins(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    for key, value in SAFE_PRODUCTION.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.delenv("BURACO_WS_ALLOWED_ORIGINS")
+    monkeypatch.setenv("BURACO_DOMAIN", "cards.example.org")
+    assert Settings(var_dir=tmp_path).ws_allowed_origins == ["https://cards.example.org"]
+
+
+def test_development_accepts_the_embedded_defaults(tmp_path: Path) -> None:
+    s = Settings(env="development", var_dir=tmp_path)
+    assert s.uses_embedded_redis and s.database_url.startswith("sqlite")

@@ -17,8 +17,10 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.core.ids import UserId
 from app.economy import audit
+from app.economy.hooks import EconomyTables
 from app.economy.models import Account, ShopItem
 from app.economy.sql import insert_ignore, table_of
+from app.tables.hooks import GameResult
 from app.users.models import User
 from app.users.service import start_session
 from app.users.tokens import SESSION_COOKIE
@@ -111,3 +113,18 @@ class Listener:
                 data = orjson.loads(msg["data"])
                 self.messages.append({**data, "via": msg["channel"]})
         return self.messages
+
+
+async def win_at_table(econ: EconomyTables, winner: int, loser: int, bet: int) -> str:
+    """A real game through the hooks: both hold ``bet``, the pot is escrowed, ``winner``
+    takes it (so ``bet`` of its coins count as won at tables, app/economy/giftable.py)."""
+    n = next(_names)
+    table, game = f"won-t{n}", f"won-g{n}"
+    for u in (winner, loser):
+        await econ.reserve_seat(u, table, bet)
+    assert await econ.start_game(game, table, bet, [winner, loser]) == []
+    await econ.settle_game(GameResult(
+        game_id=game, table_id=table, preset="abierto", bet=bet, teams={winner: 0, loser: 1},
+        abandoned=frozenset(), winner_team=0, bots=0,
+    ))
+    return game

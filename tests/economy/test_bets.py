@@ -141,13 +141,17 @@ async def test_start_is_all_or_none(app: FastAPI, econ: EconomyTables) -> None:
     assert await coins(maker, a) == START and await coins(maker, b) == START
 
 
-async def test_reserve_is_idempotent_and_release_returns_the_hold(
+async def test_a_second_hold_is_refused_and_release_returns_the_hold(
     app: FastAPI, econ: EconomyTables
 ) -> None:
+    """A seat and its hold are one unit: a second sit's hold at the same table is
+    refused (it belongs to another sit of this player) and moves nothing."""
     (a,) = await new_users(app.state.sessionmaker, 1)
     maker = app.state.sessionmaker
     await econ.reserve_seat(a, "t1", BET)
-    await econ.reserve_seat(a, "t1", BET)
+    with pytest.raises(AppError) as second:
+        await econ.reserve_seat(a, "t1", BET)
+    assert second.value.code == "already_seated"
     assert await coins(maker, a) == START - BET
     await econ.release_seat(a, "t1")
     await econ.release_seat(a, "t1")

@@ -9,7 +9,15 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
-from tests.economy.helpers import Listener, client_for, coins, credits, new_users
+from app.economy.hooks import EconomyTables
+from tests.economy.helpers import (
+    Listener,
+    client_for,
+    coins,
+    credits,
+    new_users,
+    win_at_table,
+)
 
 
 async def befriend(a: httpx.AsyncClient, b: httpx.AsyncClient, b_id: int) -> None:
@@ -104,9 +112,11 @@ async def test_gift_accepted_goes_to_my_things_equipped(
 
 
 async def test_gift_declined_is_refunded_and_regalar_back(
-    app: FastAPI, pair: tuple[int, httpx.AsyncClient, int, httpx.AsyncClient]
+    app: FastAPI, pair: tuple[int, httpx.AsyncClient, int, httpx.AsyncClient],
+    econ: EconomyTables,
 ) -> None:
     a, ca, b, cb = pair
+    (third,) = await new_users(app.state.sessionmaker, 1)
     maker = app.state.sessionmaker
     r = await ca.post("/api/gifts", json={"to_user_id": b, "sku": "avatar_corona"})
     assert r.status_code == 201 and await credits(maker, a) == 2
@@ -116,15 +126,20 @@ async def test_gift_declined_is_refunded_and_regalar_back(
     note = (await ca.get("/api/notifications")).json()["items"][0]
     assert note["kind"] == "gift_declined"
     assert note["payload"]["refunded"] == {"currency": "credits", "amount": 3}
-    # "Regalar": b sends a pack of coins back to a, who accepts it into the wallet.
+    # "Regalar": b, who won 10,000 coins at a table, sends a pack of coins back to a,
+    # who accepts it into the wallet (coins given must be won or received: giftable.py).
+    await win_at_table(econ, b, third, 10_000)
     back = await cb.post("/api/gifts", json={"to_user_id": a, "sku": "pack_coins_10k"})
     assert back.status_code == 201
     assert (await ca.post(f"/api/gifts/{back.json()['id']}/accept")).status_code == 200
-    assert await coins(maker, a) == 60_000 and await coins(maker, b) == 40_000
-    # And a custom amount of credits.
-    r = await ca.post("/api/gifts", json={"to_user_id": b, "currency": "credits", "amount": 2})
+    assert await coins(maker, a) == 60_000 and await coins(maker, b) == 50_000
+    # And a custom amount: a passes on coins it received; its starting credits it cannot.
+    r = await ca.post("/api/gifts", json={"to_user_id": b, "currency": "coins", "amount": 2})
     assert (await cb.post(f"/api/gifts/{r.json()['id']}/accept")).status_code == 200
-    assert await credits(maker, b) == 7 and await credits(maker, a) == 3
+    assert await coins(maker, b) == 50_002 and await coins(maker, a) == 59_998
+    r = await ca.post("/api/gifts", json={"to_user_id": b, "currency": "credits", "amount": 2})
+    assert r.status_code == 403 and r.json()["error"]["code"] == "not_giftable"
+    assert await credits(maker, b) == 5 and await credits(maker, a) == 5
 
 
 @pytest.mark.parametrize(
@@ -152,25 +167,42 @@ async def test_bad_gifts_move_nothing(
     assert await coins(app.state.sessionmaker, a) == 50_000
 
 
-async def test_gifts_only_to_friends_and_not_to_yourself(
+async def test_gifts_to_anyone_but_yourself_and_across_a_block(
     app: FastAPI, make_client: Callable[[], httpx.AsyncClient]
 ) -> None:
-    a, stranger = await new_users(app.state.sessionmaker, 2)
+    """Seed 000: a gift goes to any player (from a profile or a seat), not only friends;
+    a block either way refuses it and moves nothing."""
+    a, stranger, blocker = await new_users(app.state.sessionmaker, 3)
     ca = await client_for(app, make_client, a)
-    for to, code in [(a, "cannot_gift_self"), (stranger, "not_friends"),
+    cblocker = await client_for(app, make_client, blocker)
+    assert (await cblocker.post("/api/blocks", json={"user_id": a})).status_code == 204
+    for to, code in [(a, "cannot_gift_self"), (blocker, "blocked"),
                      (999_999, "user_not_found")]:
         r = await ca.post("/api/gifts", json={"to_user_id": to, "sku": "felt_verde"})
         assert r.json()["error"]["code"] == code
     assert await coins(app.state.sessionmaker, a) in (0, 50_000)
+    # A stranger (not a friend) is gifted, and accepts from the notifications centre.
+    sent = await ca.post("/api/gifts", json={"to_user_id": stranger, "sku": "felt_verde"})
+    assert sent.status_code == 201, sent.text
+    assert await coins(app.state.sessionmaker, a) == 50_000 - 10_000
+    cs = await client_for(app, make_client, stranger)
+    note = (await cs.get("/api/notifications")).json()["items"][0]
+    assert note["kind"] == "gift" and note["payload"]["from_user_id"] == a
+    accepted = await cs.post(f"/api/gifts/{note['payload']['gift_id']}/accept")
+    assert accepted.status_code == 200, accepted.text
+    assert (await cs.get("/api/me/things")).json()["equipped"]["felt"] == "felt_verde"
 
 
 async def test_gift_replay_with_same_key_is_refused(
-    app: FastAPI, pair: tuple[int, httpx.AsyncClient, int, httpx.AsyncClient]
+    app: FastAPI, pair: tuple[int, httpx.AsyncClient, int, httpx.AsyncClient],
+    econ: EconomyTables,
 ) -> None:
     a, ca, b, _ = pair
+    (third,) = await new_users(app.state.sessionmaker, 1)
+    await win_at_table(econ, a, third, 1_000)  # 1,000 coins a may give away
     body = {"to_user_id": b, "currency": "coins", "amount": 1_000}
     headers = {"Idempotency-Key": "gift-1"}
     assert (await ca.post("/api/gifts", json=body, headers=headers)).status_code == 201
     replay = await ca.post("/api/gifts", json=body, headers=headers)
     assert replay.status_code == 409 and replay.json()["error"]["code"] == "duplicate_request"
-    assert await coins(app.state.sessionmaker, a) == 49_000
+    assert await coins(app.state.sessionmaker, a) == 50_000

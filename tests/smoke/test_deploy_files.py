@@ -52,10 +52,13 @@ def test_dockerfile_is_multistage_non_root_and_migrates_first() -> None:
 def test_dockerfile_compiles_the_rules_engine_with_the_pinned_tools() -> None:
     text = (REPO_ROOT / "Dockerfile").read_text()
     pyproject = (REPO_ROOT / "pyproject.toml").read_text()
+    build_lock = (REPO_ROOT / "requirements" / "build.lock").read_text()
     for tool in ("mypy", "setuptools"):
         pinned = re.findall(rf'"{tool}==([\w.]+)"', pyproject)
         assert pinned, tool
-        assert re.findall(rf"\b{tool}==([\w.]+)", text) == pinned[-1:], tool
+        # the builder installs them from the hashed build lock, at pyproject's versions
+        assert re.findall(rf"^{tool}==([\w.]+) ", build_lock, re.M) == pinned[-1:], tool
+    assert "--require-hashes -r requirements/build.lock" in text
     build = text.index("python -m app.native build")
     assert text.index("test \"$(python -m app.native status)\" = compiled") > build
     assert "gcc" in text[:build]

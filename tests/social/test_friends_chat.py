@@ -72,7 +72,7 @@ async def test_block_hides_everything_both_ways(app: FastAPI, make_client: Clien
     assert not await presence.may_see(app.state.redis, b, a)
     assert await presence.may_see(app.state.redis, c, b)
     gift = await cb.post("/api/gifts", json={"to_user_id": a, "sku": "felt_verde"})
-    assert gift.json()["error"]["code"] == "not_friends"
+    assert gift.json()["error"]["code"] == "blocked"
     assert [p["user_id"] for p in (await ca.get("/api/blocks")).json()] == [b]
     assert (await ca.delete(f"/api/blocks/{b}")).status_code == 204
     assert await presence.may_see(app.state.redis, a, b)

@@ -52,7 +52,8 @@ async def test_profile_shows_stats_recent_games_and_can_challenge(
     assert [g["game_id"] for g in me["recent_games"]] == ["p3", "p2", "p1"]
     assert me["recent_games"][0]["coins_delta"] == BET
     assert me["equipped"] == {"felt": "felt_rojo"}
-    assert me["xp"] == 26 + 26 + 6 and me["level"] == 1 and me["next_level_xp"] == 100
+    # Three games against people (two wins, a loss at the minimum bet): level 2.
+    assert me["xp"] == 50 + 50 + 34 and me["level"] == 2 and me["next_level_xp"] == 300
     seen = (await cb.get(f"/api/profiles/{a}")).json()
     assert seen["online"] is False and seen["can_challenge"] is False
     await app.state.redis.zadd(presence.PRESENCE_KEY, {str(a): time.time()})
@@ -68,12 +69,12 @@ async def test_level_up_notification_and_leaderboards(
 ) -> None:
     a, b, c, d = await new_users(app.state.sessionmaker, 4)
     async with Listener(app.state.redis, f"user:{a}") as inbox:
-        for i in range(4):  # 4 wins at the minimum bet: 104 XP, level 2
+        for i in range(4):  # 4 wins at the minimum bet: 200 XP, level 2 (at the 2nd)
             await play(econ, f"lv{i}", a, b, a)
         pushed = await inbox.drain()
     ups = [m for m in pushed if m.get("kind") == "level_up"]
     assert len(ups) == 1 and ups[0]["payload"] == {"level": 2, "previous": 1}
-    for i in range(3):  # c beat d three times at 15,000 (35 XP each), last month
+    for i in range(3):  # c beat d three times at 15,000 (59 XP each, d 35), last month
         await play(econ, f"old{i}", c, d, c, preset="cerrado", bet=15_000)
     async with app.state.sessionmaker() as db:
         await db.execute(update(GameRecord).where(GameRecord.user_id.in_([c, d])).values(
@@ -81,9 +82,10 @@ async def test_level_up_notification_and_leaderboards(
         await db.commit()
     client = make_client()
     overall = (await client.get("/api/leaderboards")).json()["rows"]
-    assert [r["user_id"] for r in overall] == [c, a, b, d]
-    assert overall[1] == {"rank": 2, "user_id": a, "nickname": overall[1]["nickname"],
-                          "xp": 104, "level": 2}
+    assert [r["user_id"] for r in overall] == [a, c, b, d]
+    assert overall[0] == {"rank": 1, "user_id": a, "nickname": overall[0]["nickname"],
+                          "xp": 200, "level": 2}
+    assert [r["xp"] for r in overall] == [200, 177, 136, 105]
     week = (await client.get("/api/leaderboards", params={"period": "week"})).json()["rows"]
     assert [r["user_id"] for r in week] == [a, b]
     cerrado = (await client.get("/api/leaderboards", params={"modality": "cerrado"})).json()

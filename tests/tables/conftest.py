@@ -5,12 +5,18 @@ running server).
 * ``servers``: two processes with long clocks, shared by the tests that play games.
 * ``fast_server``: one process with one-second clocks and grace period.
 Tests that kill a process start their own.
+
+With ``BURACO_TEST_REDIS_CLUSTER_URL`` (a ``redis+cluster://`` URL of a throwaway
+cluster, which is flushed) every process and client here uses that Redis Cluster
+instead; ``.ci/run`` runs the multi-process table and failover tests once so.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import redis
@@ -20,16 +26,34 @@ from tests.tables.harness import Server, start_servers
 LONG = {"turn_seconds": 300, "turbo_turn_seconds": 300, "disconnect_grace_seconds": 300}
 
 
+CLUSTER_URL = os.environ.get("BURACO_TEST_REDIS_CLUSTER_URL", "")
+
+
+def sync_client(url: str) -> Any:
+    """A blocking client of ``url`` (one server, or a cluster)."""
+    if "+cluster://" in url:
+        nodes = [redis.cluster.ClusterNode(*hp.rsplit(":", 1))
+                 for hp in url.split("://", 1)[1].split(",")]
+        return redis.RedisCluster(startup_nodes=nodes)
+    return redis.Redis.from_url(url)
+
+
 def tables_redis_url(redis_url: str, shift: int = 1) -> str:
-    """The test Redis URL with its database number moved down by ``shift`` (15 -> 14)."""
+    """The test Redis URL with its database number moved down by ``shift`` (15 -> 14),
+    or the test cluster (one keyspace for all)."""
+    if CLUSTER_URL:
+        return CLUSTER_URL
     base, _, db = redis_url.rpartition("/")
     number = int(db) if db.isdigit() else 15
     return f"{base}/{(number - shift) % 16}"
 
 
 def _fresh(url: str) -> str:
-    client = redis.Redis.from_url(url)
-    client.flushdb()
+    client = sync_client(url)
+    if CLUSTER_URL:
+        client.flushall(target_nodes=redis.RedisCluster.PRIMARIES)
+    else:
+        client.flushdb()
     client.close()
     return url
 
@@ -72,7 +96,7 @@ def own_redis(redis_url: str) -> str:
 
 @pytest.fixture
 def redis_sync(tables_redis: str) -> Iterator[redis.Redis]:
-    client = redis.Redis.from_url(tables_redis)
+    client = sync_client(tables_redis)
     yield client
     client.close()
 

@@ -79,6 +79,10 @@ def server_env(pg_url: str, redis_url: str, var_dir: Path, **settings: Any) -> d
         "BURACO_SIGNUP_LIMIT_PER_IP": "100000",
         "BURACO_LOGIN_LIMIT_PER_IP": "100000",
         "BURACO_LOG_LEVEL": "WARNING",
+        # The fixtures' servers share one database but not one Redis (no deployment
+        # does that): each would take the others' live tables for lost ones and void
+        # their games. Tests of the reconciler set a short grace of their own.
+        "BURACO_RECONCILE_GRACE_SECONDS": "86400",
     })
     for key, value in settings.items():
         env[f"BURACO_{key.upper()}"] = str(value)

@@ -21,6 +21,7 @@ from typing import Any
 
 from app.rules.cards import NAME, parse
 from app.rules.engine import evolve
+from app.rules.melds import meld_cards
 from app.rules.ruleset import ruleset_from_dict
 from app.rules.serialize import event_from_dict
 from app.rules.state import HAND_OVER, OVER, State, initial_state
@@ -89,9 +90,7 @@ def _public_cards(state: State) -> list[str]:
     out = names(state.discard)
     for team in state.melds:
         for m in team:
-            out += names(m.naturals)
-            if m.wild >= 0:
-                out.append(NAME[m.wild])
+            out += names(meld_cards(m))  # a sequence keeps no list of its naturals
     return out
 
 

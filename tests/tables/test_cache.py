@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 
+from app.rules.ruleset import ruleset_from_dict
 from app.tables.cache import TableCache
 from app.tables.meta import Seat, TableMeta
 
@@ -45,3 +46,28 @@ def test_bounded() -> None:
     for i in range(5):
         cache.put(f"T{i}", 1, meta(), None)
     assert list(cache.entries) == ["T2", "T3", "T4"]
+
+
+def test_one_encoding_per_viewer_kind() -> None:
+    """The frames of one commit are encoded once per seat and once for spectators, and
+    every socket of that kind gets the same text; a viewer out of step gets none."""
+    from app.rules.events import Drew
+    from app.rules.serialize import event_to_dict
+    from app.tables.fanout import TableWatch, shared_frames
+
+    drew = Drew(0, 5)
+    payload: dict[str, object] = {"t": "T", "records": [
+        {"k": "g", "e": event_to_dict(drew), "_ev": drew, "v": 8},
+        {"k": "c", "seat": 1, "deadline": 1.0, "v": 9}]}
+    watches = []
+    for user, seat in ((1, 0), (2, 0), (3, None), (4, None), (5, 1)):
+        w = TableWatch("T", user)
+        w.seat, w.rules, w.last_v = seat, ruleset_from_dict({"players": 2}), 7
+        watches.append(w)
+    texts = [shared_frames(payload, w) for w in watches]  # type: ignore[arg-type]
+    assert texts[0] is texts[1] and texts[2] is texts[3]
+    assert '"card":"6S"' in texts[0] and '"card":null' in texts[2] + texts[4]  # type: ignore[operator]
+    assert all(w.last_v == 9 for w in watches)
+    behind = TableWatch("T", 6)
+    behind.last_v = 3
+    assert shared_frames(payload, behind) is None  # type: ignore[arg-type]

@@ -12,12 +12,11 @@ import signal
 from pathlib import Path
 
 import orjson
-import redis
 import websockets
 
 from app.rules.serialize import state_from_dict, state_to_dict
 from app.tables.store import k_hash
-from tests.tables.conftest import LONG, no_crash
+from tests.tables.conftest import LONG, no_crash, sync_client
 from tests.tables.harness import (
     Closed,
     Player,
@@ -60,7 +59,7 @@ async def play_with_failover(p: Player, tid: str, rng: random.Random, fallback: 
 async def test_sigkill_one_process_mid_game(pg_url: str, own_redis: str,
                                             tmp_path: Path) -> None:
     a, b = start_servers(2, pg_url, own_redis, tmp_path, **LONG)
-    redis_sync = redis.Redis.from_url(own_redis)
+    redis_sync = sync_client(own_redis)
     people: list[Player] = []
     try:
         tid, people = await seat_players([a, b], "cerrado", 4, SHORT_4P)

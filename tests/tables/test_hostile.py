@@ -204,12 +204,17 @@ async def test_a_thousand_hostile_frames_change_nothing(servers: list[Server],
         assert closes == [1009, 1009, 1009, 1008, 1008], closes
         sent += 1 + 1 + 1 + 400 + len(out_of_turn) * 40
 
-        # Refused sockets: a foreign Origin, no cookie.
+        # Refused sockets: a foreign Origin is accepted and closed at once with 4003 (so
+        # the page can read why); no cookie is refused at the handshake.
         evil = {"Cookie": f"buraco_session={outsider.cookie}", "Origin": "http://evil.test"}
-        for headers in (evil, {"Origin": ORIGIN}):
-            with pytest.raises(websockets.InvalidStatus):
-                async with websockets.connect(servers[0].ws_url, additional_headers=headers):
-                    pass
+        async with websockets.connect(servers[0].ws_url, additional_headers=evil) as ws:
+            with pytest.raises(websockets.ConnectionClosed):
+                await asyncio.wait_for(ws.recv(), 5)
+            assert (ws.close_code, ws.close_reason) == (4003, "bad_origin")
+        with pytest.raises(websockets.InvalidStatus):
+            async with websockets.connect(servers[0].ws_url,
+                                          additional_headers={"Origin": ORIGIN}):
+                pass
 
         # Impossible tables over REST: 422 with a code, never a 500, nothing created.
         lobby_before = redis_sync.zcard("lobby:tables")

@@ -28,7 +28,10 @@ async def healthz() -> dict[str, str]:
     responses={503: {"model": ErrorResponse, "description": "Database or Redis not answering"}},
 )
 async def readyz(request: Request, redis: RedisDep) -> JSONResponse:
-    """Ready to serve: the database answers SELECT 1 and Redis answers PING."""
+    """Ready to serve: the database answers SELECT 1 and Redis answers PING, and the
+    process is not shutting down (app/api/restart.py)."""
+    if getattr(request.app.state, "draining", False):
+        return error_response(503, "shutting_down", "This process is restarting.")
     problems: list[str] = []
     try:
         async with asyncio.timeout(PROBE_TIMEOUT_SECONDS), request.app.state.engine.connect() as c:

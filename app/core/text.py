@@ -1,0 +1,59 @@
+"""Text people type that others will see (names, table names, chat): one validator.
+
+NFKC-normalised (full-width and compatibility forms fold to their plain letters), then
+refused with 422 when it holds a control or format character: NUL and the other C0/C1
+controls, bidi overrides and isolates (U+202A..U+202E, U+2066..U+2069) that make a
+name read backwards, zero-width characters, surrogates and private-use code points. In
+chat, line breaks and tabs become spaces and the emoji joiners (ZWJ, ZWNJ) are allowed.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+from pydantic import Field, GetCoreSchemaHandler
+from pydantic_core import core_schema
+
+REFUSED_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co"})
+_CHAT_SPACES = frozenset("\n\r\t")
+_CHAT_JOINERS = frozenset("\u200c\u200d")  # inside emoji sequences and some scripts
+
+
+def clean_text(value: str, *, multiline: bool = False) -> str:
+    """Normalise ``value``; ValueError naming the first character that is not allowed."""
+    text = unicodedata.normalize("NFKC", value)
+    if multiline:
+        text = "".join(" " if c in _CHAT_SPACES else c for c in text)
+    for c in text:
+        if unicodedata.category(c) in REFUSED_CATEGORIES and not (
+                multiline and c in _CHAT_JOINERS):
+            name = unicodedata.name(c, "a control character")
+            raise ValueError(f"must not contain U+{ord(c):04X} ({name})")
+    return text.strip()
+
+
+@dataclass(frozen=True, slots=True)
+class Clean:
+    """``Annotated[str, Clean(40)]``: clean_text, then the length limit re-checked on the
+    normalised text (NFKC can lengthen a string)."""
+
+    max_length: int
+    multiline: bool = False
+
+    def __get_pydantic_core_schema__(self, source: Any,
+                                     handler: GetCoreSchemaHandler) -> core_schema.CoreSchema:
+        return core_schema.no_info_after_validator_function(self._check, handler(source))
+
+    def _check(self, value: str) -> str:
+        text = clean_text(value, multiline=self.multiline)
+        if len(text) > self.max_length:
+            raise ValueError(f"at most {self.max_length} characters")
+        return text
+
+
+# The shared types: use these for any stored text a person typed.
+Name = Annotated[str, Field(min_length=1, max_length=32), Clean(32)]
+TableName = Annotated[str, Field(max_length=40), Clean(40)]
+ChatText = Annotated[str, Field(min_length=1, max_length=1000), Clean(1000, multiline=True)]

@@ -1,0 +1,61 @@
+"""Emotes at a table: a player sitting at or watching a table sends one of the emotes
+they own (or of the free basic set); everyone at the table, spectators too, sees it at
+the sender's seat for a few seconds.
+
+An emote travels on the table's chat channel, so the relay's block filter applies: a
+player blocked either way neither sees nor is seen. Rate-limited per player across all
+their sockets (``emote_limit`` per ``emote_window_seconds``), with the stable code
+``emote_rate_limited``.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any
+
+import orjson
+from sqlalchemy import select
+
+from app.core import ratelimit
+from app.core.errors import AppError
+from app.economy.models import InventoryItem, ShopItem
+from app.social.chat import channel_name
+from app.tables.protocol import EmoteMsg
+
+if TYPE_CHECKING:
+    from app.tables.connection import Connection
+
+# Free for everyone (drawn in frontend/public/cosmetics/{id}.svg like the shop's).
+BASIC = ("basic_hola", "basic_bien", "basic_uy", "basic_gracias")
+
+
+async def owns_emote(conn: Connection, sku: str) -> bool:
+    """The shop's emotes are owned in "Mis cosas" (Postgres): asked only after the rate
+    limit let the emote through, so a flood never reaches the database."""
+    maker = conn.ws.app.state.sessionmaker
+    stmt = (
+        select(InventoryItem.sku).join(ShopItem, ShopItem.sku == InventoryItem.sku)
+        .where(InventoryItem.user_id == conn.user_id, InventoryItem.sku == sku,
+               ShopItem.kind == "emote")
+    )
+    async with maker() as db:
+        return (await db.execute(stmt)).first() is not None
+
+
+async def send(conn: Connection, msg: EmoteMsg) -> None:
+    watch = conn.watches.get(msg.table)
+    if watch is None:
+        raise AppError("not_watching", "Sit at or watch the table first.", 409)
+    settings = conn.svc.settings
+    verdict = await ratelimit.hit(conn.svc.redis, f"rl:emote:{conn.user_id}",
+                                  settings.emote_limit, settings.emote_window_seconds)
+    if not verdict.allowed:
+        raise AppError("emote_rate_limited",
+                       f"Too many emotes: wait {verdict.retry_after} s.", 429)
+    if msg.emote not in BASIC and not await owns_emote(conn, msg.emote):
+        raise AppError("emote_not_owned", "You do not own that emote.", 403)
+    frame: dict[str, Any] = {
+        "type": "emote", "table": msg.table, "emote": msg.emote, "user_id": conn.user_id,
+        "name": conn.name, "seat": watch.seat, "at": time.time(),
+    }
+    await conn.svc.redis.publish(f"chat:{channel_name(msg.table)}", orjson.dumps(frame))

@@ -1,0 +1,172 @@
+"""Closing sockets from anywhere: a session that ended, a user over the socket cap.
+
+Every process already subscribes to the private channel of each user it has a socket
+for (``user_channel``), so one publish there reaches that user's sockets on every
+process. The message is a control message (``type`` CONTROL) that a Connection acts on
+and never forwards. The sockets a user has open are a sorted set in Redis (score: when
+each opened) so the per-user cap holds across processes (docs/security.md).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+import socket
+import struct
+import time
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+from redis.asyncio import Redis
+from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.websockets import WebSocket
+
+from app.tables.store import user_channel
+
+log = logging.getLogger("app.ws")
+
+CONTROL = "_sockets"
+SESSION_ENDED = (4001, "session_ended")
+BAD_ORIGIN = (4003, "bad_origin")
+TOO_MANY_SOCKETS = (4008, "too_many_sockets")
+TOO_SLOW = (4009, "too_slow")
+# 64 KiB (Linux doubles it for its bookkeeping): a second of frames even for a slow phone,
+# a card game never needs more in flight.
+SEND_BUFFER_BYTES = 64 * 1024
+SOCKETS_TTL = 86_400  # a crashed process's entries fade; the oldest are evicted first anyway
+
+# Add this socket, then drop the oldest beyond the cap and return their ids. Atomic, so
+# two tabs opening together cannot both slip under the cap.
+_REGISTER = """
+redis.call('ZADD', KEYS[1], ARGV[1], ARGV[2])
+redis.call('EXPIRE', KEYS[1], ARGV[4])
+local extra = redis.call('ZCARD', KEYS[1]) - tonumber(ARGV[3])
+if extra <= 0 then return {} end
+local oldest = redis.call('ZRANGE', KEYS[1], 0, extra - 1)
+redis.call('ZREM', KEYS[1], unpack(oldest))
+return oldest
+"""
+
+
+def sockets_key(user_id: int) -> str:
+    return f"ws:user:{user_id}"
+
+
+def new_socket_id() -> str:
+    return secrets.token_hex(8)
+
+
+async def register(redis: Redis, user_id: int, socket_id: str, cap: int) -> None:
+    """Count this socket among the user's; the oldest beyond ``cap`` are told to close."""
+    raw = await redis.eval(_REGISTER, 1, sockets_key(user_id), str(time.time()), socket_id,
+                           str(cap), str(SOCKETS_TTL))
+    evicted = [v.decode() if isinstance(v, bytes) else str(v) for v in raw or []]
+    if evicted:
+        await redis.publish(user_channel(user_id),
+                            orjson.dumps({"type": CONTROL, "evict": evicted}))
+
+
+async def unregister(redis: Redis, user_id: int, socket_id: str) -> None:
+    await redis.zrem(sockets_key(user_id), socket_id)
+
+
+async def end_sessions(redis: Redis, user_id: int, token_hashes: list[str]) -> None:
+    """Close, on every process, the sockets opened with these sessions (logout, password
+    change, a claimed guest). Call after the commit that revoked them."""
+    if token_hashes:
+        await redis.publish(user_channel(user_id),
+                            orjson.dumps({"type": CONTROL, "end": token_hashes}))
+
+
+def verdict(payload: Any, socket_id: str, token_hash: str | None) -> tuple[int, str] | None:
+    """What a control message means for one socket: a close code and reason, or None."""
+    if token_hash is not None and token_hash in payload.get("end", ()):
+        return SESSION_ENDED
+    if socket_id in payload.get("evict", ()):
+        return TOO_MANY_SOCKETS
+    return None
+
+
+@dataclass
+class SocketSession:
+    """What a Connection knows of the session that opened it."""
+
+    token_hash: str | None = None
+    expires_at: float | None = None  # epoch seconds
+    max_sockets: int = 8
+    raw_send: Any = None  # the server's own ASGI send (see KeepRawSend)
+
+    def expiry_timer(self, end: Callable[[int, str], None]) -> asyncio.TimerHandle | None:
+        if self.expires_at is None:
+            return None
+        delay = max(0.0, self.expires_at - time.time())
+        return asyncio.get_running_loop().call_later(delay, end, *SESSION_ENDED)
+
+
+async def until_ended(reading: Coroutine[Any, Any, None], ended: asyncio.Event) -> None:
+    """Read until the client leaves or the socket is ended from outside (a client that
+    neither reads nor writes would otherwise keep the reader waiting for ever)."""
+    reader = asyncio.ensure_future(reading)
+    stop = asyncio.ensure_future(ended.wait())
+    try:
+        await asyncio.wait({reader, stop}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for task in (reader, stop):
+            task.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await reader
+
+
+async def hang_up(ws: WebSocket, code: int, reason: str, wait: float, raw_send: Any) -> None:
+    """Send the close frame; when the server cannot even queue it within ``wait`` seconds
+    (its write buffer is full because the client stopped reading), abort the TCP
+    connection so the buffer is freed instead of waiting for a reader that never comes."""
+    try:
+        await asyncio.wait_for(ws.close(code=code, reason=reason), wait)
+        return
+    except TimeoutError:
+        log.warning("socket not closing (%s): dropping the connection", reason)
+    except Exception:
+        return  # already gone
+    transport = _transport(raw_send)
+    if transport is not None:
+        sock = transport.get_extra_info("socket")
+        if sock is not None:  # a reset, not a FIN queued behind data nobody will read
+            with contextlib.suppress(OSError):
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        transport.abort()
+
+
+def _transport(raw_send: Any) -> Any:
+    """The server's transport (asyncio's or uvloop's: duck-typed), or None."""
+    transport = getattr(getattr(raw_send, "__self__", None), "transport", None)
+    ok = hasattr(transport, "abort") and hasattr(transport, "get_extra_info")
+    return transport if ok else None
+
+
+def bound_send_buffer(raw_send: Any, size: int = SEND_BUFFER_BYTES) -> None:
+    """Fix the kernel's send buffer of one socket. Left to autotuning, Linux lets it grow
+    to 4 MiB for a peer that stops reading (kernel memory no process limit sees); fixed,
+    a client that stops reading backs up into the bounded queue and is dropped soon."""
+    transport = _transport(raw_send)
+    sock = transport.get_extra_info("socket") if transport is not None else None
+    if sock is not None:
+        with contextlib.suppress(OSError):
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, size)
+
+
+class KeepRawSend:
+    """Pure ASGI, outermost: remember the server's own ``send`` of a WebSocket so that
+    ``hang_up`` can reach its transport (uvicorn's protocol keeps it as ``transport``)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "websocket":
+            scope.setdefault("state", {})["raw_send"] = send
+        await self.app(scope, receive, send)
