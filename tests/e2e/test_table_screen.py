@@ -24,6 +24,10 @@ PROBES = (HERE / "probes.js").read_text()
 LAYOUT_PROBLEMS = (HERE / "layout_problems.js").read_text()
 
 
+SETTLED = """() => document.getAnimations()
+  .every((a) => a.effect.getTiming().iterations === Infinity || a.playState !== 'running')"""
+
+
 def bot_table(page: Any, players: int, preset: str = "cerrado", rules: dict | None = None) -> str:
     """A table of `players` opened through the REST API and filled with bots."""
     tid = page.evaluate(
@@ -48,6 +52,7 @@ def check_sizes(page: Any, artifacts: Path, tag: str) -> None:
     for name, w, h in SIZES:
         page.set_viewport_size({"width": w, "height": h})
         page.wait_for_timeout(120)
+        page.wait_for_function(SETTLED)  # cards mid-flight are not the layout
         problems = page.evaluate(LAYOUT_PROBLEMS)
         page.screenshot(path=str(artifacts / f"table-{tag}-{name}.png"))
         if problems:
