@@ -106,6 +106,14 @@ def _server_env(base: str, db_url: str, redis_url: str, dist: Path, var: Path,
     }
 
 
+def _flush(redis_url: str) -> None:
+    import redis
+
+    client = redis.Redis.from_url(redis_url)
+    client.flushdb()
+    client.close()
+
+
 def _serve(env: dict[str, str], port: int, var: Path) -> Iterator[str]:
     base = f"http://127.0.0.1:{port}"
     proc = start_uvicorn(port, env, ROOT, var / "server.log")
@@ -124,11 +132,7 @@ def server(
     db_url, e2e_redis = _e2e_urls(pg_url, redis_url)
     in_thread(asyncio.run, recreate_pg_database(db_url))
     run_alembic(db_url, "upgrade", "head")
-    import redis
-
-    client = redis.Redis.from_url(e2e_redis)
-    client.flushdb()
-    client.close()
+    _flush(e2e_redis)
     port = free_port()
     var = tmp_path_factory.mktemp("e2e-var")
     env = _server_env(f"http://127.0.0.1:{port}", db_url, e2e_redis, frontend_dist, var)
@@ -148,11 +152,7 @@ def short_grace_server(
     # timers (a turn clock set with the other's turn length).
     base, _, number = redis_url.rpartition("/")
     grace_redis = f"{base}/{(int(number) if number.isdigit() else 15) - 5}"
-    import redis
-
-    client = redis.Redis.from_url(grace_redis)
-    client.flushdb()
-    client.close()
+    _flush(grace_redis)
     port = free_port()
     var = tmp_path_factory.mktemp("e2e-grace")
     env = _server_env(f"http://127.0.0.1:{port}", db_url, grace_redis, frontend_dist, var)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.e2e.helpers import as_guest
+from tests.e2e.helpers import as_guest, open_table
 
 ES = json.loads((Path(__file__).resolve().parents[2] / "frontend/src/i18n/es.json").read_text())
 
@@ -14,14 +14,7 @@ ES = json.loads((Path(__file__).resolve().parents[2] / "frontend/src/i18n/es.jso
 def test_fill_with_easy_bots_and_quick_play_with_strong_ones(new_context) -> None:
     page = new_context(390, 844).new_page()
     as_guest(page)
-    tid = page.evaluate("""async () => {
-      const r = await fetch('/api/tables', { method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ name: 'Niveles', players: 4, preset: 'burraco',
-                               rules: { hand_size: 11, muertos: 0 } }) });
-      return (await r.json()).id;
-    }""")
-    page.goto(f"/#/table/{tid}")
+    open_table(page, 4, "burraco", {"hand_size": 11, "muertos": 0}, name="Niveles")
     page.select_option("#bot-strength", "easy")
     page.click("#add-bots")
     page.wait_for_selector("#hand .card")

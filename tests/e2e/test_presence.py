@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tests.e2e.helpers import as_guest
+from tests.e2e.helpers import as_guest, open_table
 
 ES = json.loads((Path(__file__).resolve().parents[2] / "frontend/src/i18n/es.json").read_text())
 RULES = {"hand_size": 11, "muertos": 0, "stock_end": 20}
@@ -21,13 +21,7 @@ def two_player_game(make: Any) -> tuple[Any, Any, Any, str]:
     bea, table id)."""
     ana = make(1280, 800).new_page()
     as_guest(ana)
-    tid = ana.evaluate("""async (rules) => {
-      const r = await fetch('/api/tables', { method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ name: 'Presencia', players: 2, rules }) });
-      return (await r.json()).id;
-    }""", RULES)
-    ana.goto(f"/#/table/{tid}")
+    tid = open_table(ana, rules=RULES, name="Presencia")
     ana.wait_for_selector("#wait-title")
     bea_ctx = make(1280, 800)
     bea = bea_ctx.new_page()
@@ -79,13 +73,7 @@ def test_leaving_asks_in_the_app_dialog_and_is_announced(grace_context) -> None:
 def test_the_clock_warns_at_ten_seconds_and_says_when_it_played_for_you(grace_context) -> None:
     page = grace_context(390, 844).new_page()
     as_guest(page)
-    tid = page.evaluate("""async (rules) => {
-      const r = await fetch('/api/tables', { method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ name: 'Reloj', players: 2, rules }) });
-      return (await r.json()).id;
-    }""", RULES)
-    page.goto(f"/#/table/{tid}")
+    open_table(page, rules=RULES, name="Reloj")
     page.click("#add-bots")
     page.wait_for_function("() => document.querySelector('#act-draw')?.disabled === false",
                            timeout=10000)

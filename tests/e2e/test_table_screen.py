@@ -9,7 +9,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tests.e2e.helpers import READ_TABLE, as_guest, draw_and_discard, wait_my_turn_or_end
+from tests.e2e.helpers import (
+    READ_TABLE,
+    as_guest,
+    draw_and_discard,
+    open_table,
+    wait_my_turn_or_end,
+)
 
 SIZES = [
     ("phone-360", 360, 740), ("phone-390", 390, 844), ("phone-412", 412, 915),
@@ -30,18 +36,7 @@ SETTLED = """() => document.getAnimations()
 
 def bot_table(page: Any, players: int, preset: str = "cerrado", rules: dict | None = None) -> str:
     """A table of `players` opened through the REST API and filled with bots."""
-    tid = page.evaluate(
-        """async ([players, preset, rules]) => {
-          const r = await fetch('/api/tables', { method: 'POST',
-            headers: { 'Content-Type': 'application/json' },
-            body: JSON.stringify({ name: 'Mesa e2e', players, preset, rules }) });
-          const body = await r.json();
-          if (!r.ok) throw new Error(JSON.stringify(body));
-          return body.id;
-        }""",
-        [players, preset, rules or SHORT],
-    )
-    page.goto(f"/#/table/{tid}")
+    tid = open_table(page, players, preset, rules or SHORT)
     page.click("#add-bots")
     page.wait_for_selector("#hand .card")
     return tid
