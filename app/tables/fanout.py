@@ -261,10 +261,18 @@ class TableWatch:
             frame["kind"] = "table"
             frame["event"] = {"change": record["change"], "meta": record["meta"],
                               "seat": self.seat}
+        elif kind in _SEAT_KINDS:
+            frame["kind"] = _SEAT_KINDS[kind]
+            frame["event"] = {key: val for key, val in record.items() if key not in ("k", "v")}
         else:
             frame["kind"] = "clock"
             frame["event"] = {"seat": record.get("seat"), "deadline": record.get("deadline")}
         return frame
+
+
+# Seat facts every viewer may see (service.py): a player away or back, a bot taking a
+# seat over, the clock playing a turn for a player who ran out of time.
+_SEAT_KINDS = {"p": "presence", "b": "bot_takeover", "o": "timeout"}
 
 
 def shared_frames(payload: dict[str, Any], watch: TableWatch) -> str | None:

@@ -14,6 +14,7 @@ from app.rules.errors import RuleViolation
 from app.rules.ruleset import PRESET_PLAYERS, make_ruleset
 from app.rules.state import State
 from app.social import i18n
+from app.social.presence import online_ids
 from app.tables.meta import MIN_BET, BotStrength, Seat, TableMeta, person_seat
 from app.tables.schemas import CreateTableIn
 from app.tables.service import Change, TableService, table_record
@@ -298,7 +299,9 @@ async def _quickplay(
     meta = await create_table(svc, user_id, name, body, kind="quick", equipped=equipped)
     if bots_after is not None:
         member = f"quick|{meta.id}|{strength}"  # the bots' strength rides on the timer
-        at = time.time() + bots_after
+        # The wait is for someone who might come: with nobody else online, bots at once.
+        others = set(await online_ids(svc.redis)) - {user_id}
+        at = time.time() + (bots_after if others else 0)
         await svc.store.add_timer(member, at)
         if svc.kick:
             svc.kick(member, at)

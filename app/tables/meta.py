@@ -29,6 +29,7 @@ class Seat(BaseModel):
     connected: bool = True
     timeouts: int = 0  # turn timeouts in a row
     abandoned: bool = False  # the person left; a bot plays the seat
+    grace_until: float | None = None  # no socket: a bot takes over at this time
     bot_strength: BotStrength | None = None  # a bot seat's strength (None for a person)
     # Equipped shop items (sku) when the player sat down, shown to everyone at the table.
     avatar: str | None = None

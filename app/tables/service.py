@@ -49,6 +49,7 @@ log = logging.getLogger("app.tables")
 
 MAX_RETRIES = 8
 ABANDON_AFTER_TIMEOUTS = 3
+AWAY_AFTER_SECONDS = 1.0  # no socket for this long: viewers are told the seat is away
 CLOSED_TABLE_TTL = 600  # a closed table stays readable this long (seconds)
 _rng = secrets.SystemRandom()
 
@@ -329,6 +330,8 @@ class TableService:
                 await self._bot_move(table_id, int(arg))
             elif kind == "grace":
                 await self._grace_over(table_id, int(arg))
+            elif kind == "away":
+                await self._away(table_id, arg)
             elif kind == "finish":
                 await self.finish(table_id)
             elif kind == "quick":  # arg: the bots' strength ("0" from older versions)
@@ -361,9 +364,12 @@ class TableService:
             assert s is not None
             s.timeouts += 1
             change = self.game_change(meta, state, events, new)
+            # said first, so viewers word the draw and discard that follow as the clock's
+            change.records.insert(0, {"k": "o", "seat": seat})
             if s.timeouts >= ABANDON_AFTER_TIMEOUTS and not s.bot and not s.abandoned:
                 s.abandoned = True
                 change.records.append(table_record("seat_abandoned", meta))
+                change.records.append(takeover_record(seat, "timeout"))
             return change
 
         await self.mutate(table_id, decide)
@@ -393,8 +399,9 @@ class TableService:
         _, change = await self.mutate(table_id, decide)
         metrics.moved("bot", bool(change.records))
 
-    async def abandon(self, table_id: str, user_id: int) -> int:
-        """The player leaves a started game: a bot takes the seat; the bet is forfeited."""
+    async def abandon(self, table_id: str, user_id: int, reason: str = "abandon") -> int:
+        """The player leaves a started game (or the grace period ran out: ``reason``):
+        a bot takes the seat; the bet is forfeited."""
 
         def decide(v: int, meta: TableMeta, state: State | None) -> Change:
             seat = meta.seat_of(user_id)
@@ -408,7 +415,8 @@ class TableService:
             if s.abandoned:
                 return Change()
             s.abandoned = True
-            change = Change(meta=meta, records=[table_record("seat_abandoned", meta)])
+            change = Change(meta=meta, records=[table_record("seat_abandoned", meta),
+                                                takeover_record(seat, reason)])
             # A bot's move is keyed by version and this record moves the version on, so
             # it is set again whoever's turn it is (else a bot on turn would never move
             # again and a table of bots and absentees would stall).
@@ -422,7 +430,7 @@ class TableService:
         if await self.store.connections(table_id, user_id) > 0:
             return
         with contextlib.suppress(AppError):
-            await self.abandon(table_id, user_id)
+            await self.abandon(table_id, user_id, "grace_over")
 
     async def set_connected(self, table_id: str, user_id: int, connected: bool,
                             playing: bool = True) -> None:
@@ -439,6 +447,8 @@ class TableService:
         count = await self.store.connection_delta(table_id, user_id, delta, self.proc_id)
         if connected:
             await self.store.cancel_timer(f"grace|{table_id}|{user_id}")
+            if count == 1:  # the first socket back: the seat may have been shown away
+                await self._presence(table_id, user_id, True, None)
         elif count <= 0 and playing:
             await self._start_grace(table_id, user_id)
 
@@ -448,6 +458,40 @@ class TableService:
         await self.store.add_timer(member, at)
         if self.kick:
             self.kick(member, at)
+        # Shown away a moment later, if still gone: a page reload is not worth two toasts.
+        delay = min(AWAY_AFTER_SECONDS, self.settings.disconnect_grace_seconds / 2)
+        away, away_at = f"away|{table_id}|{user_id}:{at}", time.time() + delay
+        await self.store.add_timer(away, away_at)
+        if self.kick:
+            self.kick(away, away_at)
+
+    async def _away(self, table_id: str, arg: str) -> None:
+        user, _, until = arg.partition(":")
+        if await self.store.connections(table_id, int(user)) > 0:
+            return
+        await self._presence(table_id, int(user), False, float(until))
+
+    async def _presence(self, table_id: str, user_id: int, connected: bool,
+                        grace_until: float | None) -> None:
+        """Tell the table's viewers (a versioned record) that a seated player's last
+        socket went (away, and when a bot takes over) or the first one came back."""
+        def decide(v: int, meta: TableMeta, state: State | None) -> Change:
+            seat = meta.seat_of(user_id)
+            if seat is None or meta.status != "playing":
+                return Change()
+            s = meta.seats[seat]
+            assert s is not None
+            if s.connected == connected and s.grace_until == grace_until:
+                return Change()
+            meta = meta.edit()
+            s = meta.seats[seat]
+            assert s is not None
+            s.connected, s.grace_until = connected, grace_until
+            return Change(meta=meta, records=[{"k": "p", "seat": seat, "connected": connected,
+                                               "grace_until": grace_until}])
+
+        with contextlib.suppress(AppError):
+            await self.mutate(table_id, decide)
 
     async def rejoin(self) -> None:
         """This process was taken for dead (it stalled past the heartbeat's limit) and
@@ -626,6 +670,11 @@ class TableService:
 
         await self.mutate(table_id, decide)
         await self.maybe_start(table_id)
+
+
+def takeover_record(seat: int, reason: str) -> dict[str, Any]:
+    """A bot took the seat: "timeout", "grace_over" or "abandon"."""
+    return {"k": "b", "seat": seat, "reason": reason}
 
 
 def timeout_move(state: State, seat: int) -> tuple[list[Event], State]:

@@ -3,7 +3,7 @@ import { h, type Attrs } from "./dom";
 import { t, type Key } from "./i18n";
 
 export const SUITS = ["S", "H", "D", "C"] as const;
-const SYMBOL: Record<string, string> = { S: "♠", H: "♥", D: "♦", C: "♣" };
+export const SYMBOL: Record<string, string> = { S: "♠", H: "♥", D: "♦", C: "♣" };
 const RANK_ORDER = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"];
 
 export interface Card {
@@ -56,7 +56,7 @@ function face(name: string): HTMLElement[] {
   ];
 }
 
-function suitClass(name: string): string {
+export function suitClass(name: string): string {
   const c = parse(name);
   if (c.rank === "JK") return "joker";
   return c.suit === "H" || c.suit === "D" ? "red" : "black";

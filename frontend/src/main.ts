@@ -3,12 +3,11 @@ import "./styles.css";
 import { get, post, errorText } from "./api";
 import { h, mount, raw, fmt } from "./dom";
 import { LANGS, onLang, setLang, lang, t, tk, type Lang } from "./i18n";
-import { socket } from "./socket";
+import { backoff, CLOSE, socket } from "./socket";
 import { app, changed, onChange, refreshEquipped, refreshUnread, refreshWallet, setWallet, avatarFor, notifParams } from "./state";
 import { toast, coinIcon, gemIcon } from "./ui";
 import { welcomeView } from "./views/welcome";
 import { lobbyView } from "./views/lobby";
-import { tableView } from "./views/table";
 import { shopView } from "./views/shop";
 import { thingsView } from "./views/things";
 import { notificationsView } from "./views/notifications";
@@ -16,11 +15,9 @@ import { friendsView } from "./views/friends";
 import { profileView } from "./views/profile";
 import { rankingView } from "./views/ranking";
 import { claimDialog } from "./views/account";
+import type { View } from "./view";
 
-export interface View {
-  render(): void;
-  destroy?(): void;
-}
+export type { View };
 
 const root = document.getElementById("app")!;
 const header = h("header", { class: "topbar" });
@@ -43,7 +40,7 @@ function route(): void {
   }
   const [, name = "", arg = ""] = location.hash.replace(/^#/, "").split("/");
   switch (name) {
-    case "table": current = tableView(box, arg); break;
+    case "table": current = lazyView(() => import("./views/table").then((m) => m.tableView(box, arg))); break;
     case "shop": current = shopView(box, arg); break;
     case "things": current = thingsView(box); break;
     case "notifications": current = notificationsView(box); break;
@@ -55,6 +52,19 @@ function route(): void {
   current.render();
   renderHeader();
   document.body.dataset.view = name || "lobby";
+}
+
+/** A screen whose code loads on first use (the table: its renderer, motion and sound
+ * stay out of the first load). */
+function lazyView(load: () => Promise<View>): View {
+  let inner: View | null = null;
+  let gone = false;
+  load().then((view) => {
+    if (gone) return view.destroy?.();
+    inner = view;
+    view.render();
+  }).catch(() => toast(t("err.unknown"), "error"));
+  return { render: () => inner?.render(), destroy: () => { gone = true; inner?.destroy?.(); } };
 }
 
 function navLink(hash: string, label: string, badge?: number): HTMLElement {
@@ -116,9 +126,29 @@ async function logout(): Promise<void> {
 }
 
 function renderBanner(): void {
-  const down = app.me && socket.state !== "open" && socket.hasConnected;
+  const code = socket.closeCode;
+  const refused = code === CLOSE.BAD_ORIGIN;
+  const down = !!app.me && socket.state !== "open" && (socket.hasConnected || refused);
   banner.hidden = !down;
-  if (down) mount(banner, h("span", { class: "dot", "aria-hidden": "true" }), t("conn.lost"));
+  if (!down) return;
+  banner.dataset.code = String(code);
+  if (refused) {
+    mount(banner, t("conn.refused", { reason: t("conn.badOrigin") }));
+  } else if (code === CLOSE.TOO_MANY) {
+    mount(banner, t("conn.otherTab"), " ",
+      h("button", { type: "button", class: "btn small", id: "reconnect", onclick: () => socket.reconnect() }, t("conn.reconnect")));
+  } else {
+    mount(banner, h("span", { class: "dot", "aria-hidden": "true" }),
+      t(socket.restarting || code === CLOSE.RESTART ? "conn.restart" : "conn.lost"));
+  }
+}
+
+function sessionEnded(): void {
+  app.me = null;
+  location.hash = "#/";
+  route();
+  renderBanner();
+  toast(t("conn.ended"), "error");
 }
 
 function personalFrames(): void {
@@ -176,11 +206,12 @@ function start(): void {
   });
   onChange(() => renderHeader());
   socket.onState(renderBanner);
+  socket.onSessionEnded(sessionEnded);
   personalFrames();
   window.addEventListener("hashchange", route);
   document.documentElement.lang = lang();
   // Test hooks: tests drive the pseudo-language and read the socket state.
-  (window as any).__buraco = { socket, setLang, app, errorText };
+  (window as any).__buraco = { socket, setLang, app, errorText, backoff };
   boot();
 }
 

@@ -7,6 +7,17 @@ type Listener = (frame: Frame) => void;
 export type SocketState = "connecting" | "open" | "down";
 
 const MAX_PER_SECOND = 15;
+const RETRY_BASE_MS = 400;
+const RETRY_CAP_MS = 15000;
+
+/** Close codes the server uses on purpose (docs/protocol.md). */
+export const CLOSE = { SESSION_ENDED: 4001, BAD_ORIGIN: 4003, TOO_MANY: 4008, TOO_SLOW: 4009, RESTART: 1012 } as const;
+
+/** Full-jitter exponential backoff: a random wait up to base * 2^attempt (capped), so
+ * thousands of clients dropped by one restart do not all come back at the same instant. */
+export function backoff(attempt: number, random = Math.random): number {
+  return Math.round(random() * Math.min(RETRY_CAP_MS, RETRY_BASE_MS * 2 ** attempt));
+}
 
 export class GameSocket {
   private ws: WebSocket | null = null;
@@ -24,6 +35,9 @@ export class GameSocket {
   state: SocketState = "down";
   clockOffset = 0; // server time - local time, in seconds
   hasConnected = false;
+  closeCode = 0; // why the last socket closed (0: it has not)
+  restarting = false; // the server said it is shutting down (a restart)
+  private endListeners = new Set<() => void>();
 
   start(): void {
     if (!this.stopped) return;
@@ -41,6 +55,19 @@ export class GameSocket {
     this.setState("down");
   }
 
+  /** The player asked to connect again (after 4008: the game was opened elsewhere). */
+  reconnect(): void {
+    window.clearTimeout(this.timer);
+    this.stopped = false;
+    this.retry = 0;
+    if (!this.ws) this.connect();
+  }
+
+  /** The session ended (logout elsewhere, password changed...): sign in again. */
+  onSessionEnded(fn: () => void): void {
+    this.endListeners.add(fn);
+  }
+
   /** Test hook and "lost connection" simulation: close without stopping. */
   drop(): void {
     this.ws?.close();
@@ -54,6 +81,7 @@ export class GameSocket {
     ws.onopen = () => {
       this.retry = 0;
       this.hasConnected = true;
+      this.restarting = false;
       this.setState("open");
       if (this.lobby) this.rawSend({ type: "lobby", on: true });
       for (const [table, v] of this.watched) this.rawSend(watchMsg(table, v));
@@ -62,14 +90,21 @@ export class GameSocket {
       this.pinger = window.setInterval(() => this.send({ type: "ping" }), 20000);
     };
     ws.onmessage = (msg) => this.receive(msg.data);
-    ws.onclose = () => {
+    ws.onclose = (ev) => {
       if (this.ws !== ws) return;
       this.ws = null;
       window.clearInterval(this.pinger);
       if (this.stopped) return;
+      this.closeCode = ev.code;
+      if (ev.code === CLOSE.SESSION_ENDED) {
+        this.stop();
+        this.endListeners.forEach((fn) => fn());
+        return;
+      }
       this.setState("down");
-      const delay = Math.min(5000, 300 * 2 ** this.retry++);
-      this.timer = window.setTimeout(() => this.connect(), delay);
+      // Refused (bad origin) or replaced by a newer tab: trying again would only loop.
+      if (ev.code === CLOSE.BAD_ORIGIN || ev.code === CLOSE.TOO_MANY) return;
+      this.timer = window.setTimeout(() => this.connect(), backoff(this.retry++));
     };
   }
 
@@ -89,6 +124,7 @@ export class GameSocket {
   }
 
   private dispatch(frame: Frame): void {
+    if (frame.type === "server_restart") this.restarting = true;
     if (frame.type === "pong" && typeof frame.t === "number") {
       this.clockOffset = frame.t - Date.now() / 1000;
     }

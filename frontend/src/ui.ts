@@ -50,6 +50,17 @@ export function dialog(title: string, body: Child, opts: { wide?: boolean; onClo
   return { close, el: panel };
 }
 
+/** The app's own yes/no question (the browser's confirm() box looks foreign and blocks). */
+export function confirmDialog(title: string, text: string, okLabel: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    let answer = false;
+    const ok = h("button", { type: "button", class: "btn danger", id: "confirm-ok", onclick: () => { answer = true; dlg.close(); } }, okLabel);
+    const no = h("button", { type: "button", class: "btn", id: "confirm-cancel", onclick: () => dlg.close() }, t("common.cancel"));
+    const dlg = dialog(title, [h("p", null, text), h("div", { class: "row end" }, no, ok)], { onClose: () => resolve(answer) });
+    no.focus();
+  });
+}
+
 export function field(label: string, control: HTMLElement, hint?: string): HTMLElement {
   const id = control.id || `f-${Math.random().toString(36).slice(2, 8)}`;
   control.id = id;

@@ -88,28 +88,14 @@ def _e2e_urls(pg_url: str, redis_url: str) -> tuple[str, str]:
     return db_url, f"{base}/{other}"
 
 
-@pytest.fixture(scope="package")
-def server(
-    pg_url: str, redis_url: str, frontend_dist: Path, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[str]:
-    """A real uvicorn process serving the API and the built client; yields its base URL."""
-    db_url, e2e_redis = _e2e_urls(pg_url, redis_url)
-    in_thread(asyncio.run, recreate_pg_database(db_url))
-    run_alembic(db_url, "upgrade", "head")
-    import redis
-
-    client = redis.Redis.from_url(e2e_redis)
-    client.flushdb()
-    client.close()
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
-    var = tmp_path_factory.mktemp("e2e-var")
-    env = {
+def _server_env(base: str, db_url: str, redis_url: str, dist: Path, var: Path,
+                ) -> dict[str, str]:
+    return {
         **os.environ,
         "BURACO_ENV": "test",
         "BURACO_DATABASE_URL": db_url,
-        "BURACO_REDIS_URL": e2e_redis,
-        "BURACO_FRONTEND_DIR": str(frontend_dist),
+        "BURACO_REDIS_URL": redis_url,
+        "BURACO_FRONTEND_DIR": str(dist),
         "BURACO_VAR_DIR": str(var),
         "BURACO_BOT_DELAY_SECONDS": "0.05",
         "BURACO_SPECIAL_TABLE_LEVEL": "1",  # a new guest may open a private table
@@ -118,6 +104,18 @@ def server(
         "BURACO_LOGIN_LIMIT_PER_IP": "100000",
         "BURACO_TURN_SECONDS": "120",
     }
+
+
+def _flush(redis_url: str) -> None:
+    import redis
+
+    client = redis.Redis.from_url(redis_url)
+    client.flushdb()
+    client.close()
+
+
+def _serve(env: dict[str, str], port: int, var: Path) -> Iterator[str]:
+    base = f"http://127.0.0.1:{port}"
     proc = start_uvicorn(port, env, ROOT, var / "server.log")
     try:
         wait_ready(proc, f"{base}/healthz", var / "server.log", time.monotonic() + 30)
@@ -126,14 +124,54 @@ def server(
         stop_process(proc)
 
 
-@pytest.fixture
-def new_context(browser: object, server: str) -> Iterator[object]:
-    """Make browser contexts (separate cookie jars = separate players); closed after."""
+@pytest.fixture(scope="package")
+def server(
+    pg_url: str, redis_url: str, frontend_dist: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[str]:
+    """A real uvicorn process serving the API and the built client; yields its base URL."""
+    db_url, e2e_redis = _e2e_urls(pg_url, redis_url)
+    in_thread(asyncio.run, recreate_pg_database(db_url))
+    run_alembic(db_url, "upgrade", "head")
+    _flush(e2e_redis)
+    port = free_port()
+    var = tmp_path_factory.mktemp("e2e-var")
+    env = _server_env(f"http://127.0.0.1:{port}", db_url, e2e_redis, frontend_dist, var)
+    yield from _serve(env, port, var)
+
+
+@pytest.fixture(scope="package")
+def short_grace_server(
+    server: str, pg_url: str, redis_url: str, frontend_dist: Path,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[str]:
+    """A second process on the same database, with its own Redis, whose disconnect grace
+    period is 3 seconds and whose turns last 12 (presence and clock tests), with no
+    configured WebSocket origins (served on a random port, not 8000); yields its base URL."""
+    db_url, _ = _e2e_urls(pg_url, redis_url)
+    # A Redis database of its own: sharing one, the other process would claim this one's
+    # timers (a turn clock set with the other's turn length).
+    base, _, number = redis_url.rpartition("/")
+    grace_redis = f"{base}/{(int(number) if number.isdigit() else 15) - 5}"
+    _flush(grace_redis)
+    port = free_port()
+    var = tmp_path_factory.mktemp("e2e-grace")
+    env = _server_env(f"http://127.0.0.1:{port}", db_url, grace_redis, frontend_dist, var)
+    # No configured origins: the site's own origin must be enough on any port (issue 12's
+    # "any port but 8000 breaks every game"); test_presence.py plays a hand on it.
+    env.pop("BURACO_WS_ALLOWED_ORIGINS")
+    env["BURACO_DISCONNECT_GRACE_SECONDS"] = "3"
+    env["BURACO_TURN_SECONDS"] = "12"
+    yield from _serve(env, port, var)
+
+
+def _contexts(browser: object, base: str) -> Iterator[object]:
+    """A maker of browser contexts on `base` (separate cookie jars = separate players),
+    closed after the test."""
     contexts = []
 
     def make(width: int = 1280, height: int = 860, **kwargs: object) -> object:
         ctx = browser.new_context(  # type: ignore[attr-defined]
-            base_url=server, viewport={"width": width, "height": height}, **kwargs
+            base_url=base, viewport={"width": width, "height": height}, **kwargs
         )
         ctx.set_default_timeout(15000)
         contexts.append(ctx)
@@ -142,6 +180,18 @@ def new_context(browser: object, server: str) -> Iterator[object]:
     yield make
     for ctx in contexts:
         ctx.close()
+
+
+@pytest.fixture
+def new_context(browser: object, server: str) -> Iterator[object]:
+    """Make browser contexts (separate cookie jars = separate players); closed after."""
+    yield from _contexts(browser, server)
+
+
+@pytest.fixture
+def grace_context(browser: object, short_grace_server: str) -> Iterator[object]:
+    """The same, on the server with a 3-second grace period."""
+    yield from _contexts(browser, short_grace_server)
 
 
 @pytest.fixture(scope="session")

@@ -98,3 +98,22 @@ def non_meld_triple(hand: list[str]) -> list[int]:
         if len(chosen) == 3:
             return chosen
     raise AssertionError(f"no three unrelated cards in {hand}")
+
+
+def open_table(page: Page, players: int = 2, preset: str = "cerrado",
+               rules: dict[str, Any] | None = None, name: str = "Mesa e2e") -> str:
+    """Open a table through the REST API (as the page's player, who sits at seat 0) and
+    go to it; returns its id."""
+    tid = page.evaluate(
+        """async ([name, players, preset, rules]) => {
+          const r = await fetch('/api/tables', { method: 'POST',
+            headers: { 'Content-Type': 'application/json' },
+            body: JSON.stringify({ name, players, preset, rules }) });
+          const body = await r.json();
+          if (!r.ok) throw new Error(JSON.stringify(body));
+          return body.id;
+        }""",
+        [name, players, preset, rules or {}],
+    )
+    page.goto(f"/#/table/{tid}")
+    return str(tid)

@@ -20,6 +20,8 @@ def test_phone_lobby_and_table(new_context, artifacts) -> None:
     page.wait_for_selector("#hand .card")
     page.wait_for_function("() => !document.querySelector('#act-draw').disabled", timeout=20000)
     assert page.evaluate(NO_SIDEWAYS_SCROLL)
+    # No keyboard shortcut letters on a touch screen.
+    assert page.locator("#act-draw kbd").is_hidden()
     page.screenshot(path=str(artifacts / "table-phone.png"), full_page=True)
     draw_and_discard(page)
     page.locator("#hand .card").first.click()

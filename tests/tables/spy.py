@@ -183,12 +183,15 @@ def check_viewer(frames: list[dict[str, Any]], truth: Truth, table: str,
         if record is None:
             fail(i, "a version the archive does not have")
         assert record is not None
-        kind = {"g": "game", "t": "table", "c": "clock"}[record["k"]]
+        kind = RECORD_KINDS[record["k"]]
         if f["kind"] != kind:
             fail(i, f"kind {f['kind']} but the log has {kind}")
-        if kind == "clock":
+        if kind in SEAT_FACTS:
             if card_names(f):
-                fail(i, "cards in a clock frame")
+                fail(i, f"cards in a {kind} frame")
+            if kind != "clock" and f["event"] != {k: x for k, x in record.items()
+                                                   if k not in ("k", "v")}:
+                fail(i, f"{kind} frame differs from the log")
             continue
         if kind == "table":
             _check_meta(i, f["event"]["meta"], truth, v, fail)
@@ -201,6 +204,11 @@ def check_viewer(frames: list[dict[str, Any]], truth: Truth, table: str,
     if missing:
         raise SpyError(f"viewer seat {viewer_seat} never got versions {sorted(missing)[:20]}")
     return checked
+
+
+RECORD_KINDS = {"g": "game", "t": "table", "c": "clock", "p": "presence", "b": "bot_takeover",
+                "o": "timeout"}
+SEAT_FACTS = ("clock", "presence", "bot_takeover", "timeout")
 
 
 def _check_meta(i: int, meta: dict[str, Any], truth: Truth, v: int, fail: Any) -> None:

@@ -13,6 +13,12 @@ from tests.tables.spy import check_totals, check_viewer, truth_from_archive
 from tests.tables.test_games import SHORT_2P, seat_players
 
 
+def seat_facts(p: Player, tid: str, kind: str) -> list[dict[str, Any]]:
+    """The events of one kind (presence, bot_takeover, timeout) this player received."""
+    return [f["event"] for f in p.frames if f["type"] == "event" and f.get("table") == tid
+            and f["kind"] == kind]
+
+
 def abandoned_event(p: Player, tid: str) -> dict[str, Any] | None:
     for f in p.frames:
         if f["type"] == "event" and f.get("table") == tid and f["kind"] == "table" and \
@@ -36,6 +42,8 @@ async def test_turn_timeouts_play_for_the_seat_then_a_bot_takes_it(fast_server: 
         assert event is not None
         seat = event["event"]["meta"]["seats"][0]
         assert seat["abandoned"] is True and seat["timeouts"] == 3
+        assert seat_facts(p, tid, "bot_takeover") == [{"seat": 0, "reason": "timeout"}]
+        assert seat_facts(p, tid, "timeout")[:3] == [{"seat": 0}] * 3
         refused = await p.command(tid, {"type": "draw"})
         assert refused["type"] == "error" and refused["code"] in ("seat_abandoned",
                                                                   "not_your_turn")
@@ -67,6 +75,8 @@ async def test_leave_hands_the_seat_to_a_bot(servers: list[Server]) -> None:
         left = await p0.wait_frame(lambda f: f["type"] in ("left", "error"), since=mark)
         assert left["type"] == "left" and left["table"] == tid
         await p1.until(lambda: abandoned_event(p1, tid) is not None)
+        await p1.until(lambda: seat_facts(p1, tid, "bot_takeover") == [
+            {"seat": 0, "reason": "abandon"}])
         errors = await p1.play_until_over(tid, random.Random(7))
         assert errors == []
         refused = await p0.command(tid, {"type": "draw"})
@@ -114,6 +124,10 @@ async def test_disconnect_past_grace_hands_the_seat_to_a_bot_but_a_second_tab_ke
         assert seats[0]["abandoned"] is True, seats
         assert seats[1]["abandoned"] is False, "p1 still had a tab open"
         assert asyncio.get_running_loop().time() - t0 < 8
+        away = seat_facts(p1, tid, "presence")
+        assert [(e["seat"], e["connected"]) for e in away] == [(0, False)], away
+        assert away[0]["grace_until"] > 0
+        assert seat_facts(p1, tid, "bot_takeover") == [{"seat": 0, "reason": "grace_over"}]
         await play
         game = await archived_game(p1, p1.tables[tid].game_id or "")
         assert game["seats"][0]["abandoned"] and not game["seats"][1]["abandoned"]

@@ -6,6 +6,9 @@ from __future__ import annotations
 import asyncio
 import secrets
 
+import redis
+
+from app.social.presence import PRESENCE_KEY
 from tests.tables.harness import Player, Server, create_table
 
 
@@ -54,6 +57,33 @@ async def test_quick_play_fills_with_bots_after_the_chosen_wait(servers: list[Se
         assert sum(1 for s in seats if s["bot"]) == 3
     finally:
         await a.aclose()
+
+
+async def test_quick_play_fills_with_bots_at_once_when_nobody_else_is_online(
+        servers: list[Server], redis_sync: redis.Redis) -> None:
+    """The wait is for a player who might come: alone online, the bots sit at once; with
+    someone else online the chosen wait applies."""
+    a, b = await Player.guest(servers[0].base), await Player.guest(servers[1].base)
+    try:
+        await a.connect(servers[0].ws_url)
+        redis_sync.delete(PRESENCE_KEY)  # players of earlier tests count as online
+        mark = await a.send({"type": "ping"})  # a counts as online again
+        await a.wait_frame(lambda f: f["type"] == "pong", since=mark)
+        body = {"preset": "burraco", "players": 2, "bots_after_seconds": 60}
+        r = await a.http.post("/api/quickplay", json=body)
+        assert r.status_code == 200, r.text
+        tid = r.json()["id"]
+        await a.watch(tid)
+        await a.until(lambda: a.tables[tid].status == "playing", timeout=5)
+        await b.connect(servers[1].ws_url)  # now someone else is online: a real wait
+        r = await b.http.post("/api/quickplay", json={**body, "preset": "abierto"})
+        assert r.status_code == 200, r.text
+        await asyncio.sleep(1.5)
+        r = await b.http.get(f"/api/tables/{r.json()['id']}")
+        assert r.status_code == 200 and r.json()["status"] == "waiting", r.text
+    finally:
+        await a.aclose()
+        await b.aclose()
 
 
 async def registered_pair(servers: list[Server]) -> tuple[Player, Player]:

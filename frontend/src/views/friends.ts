@@ -4,7 +4,7 @@ import { h, mount, raw } from "../dom";
 import { t } from "../i18n";
 import { spinner, toast } from "../ui";
 import { challengeDialog } from "./social";
-import type { View } from "../main";
+import type { View } from "../view";
 
 export function friendsView(el: HTMLElement): View {
   let friends: any[] | null = null;

@@ -6,11 +6,12 @@ import { t } from "../i18n";
 import { PRESET_NAMES } from "../presets";
 import { socket } from "../socket";
 import { app, changed, onChange, refreshWallet, setWallet } from "../state";
+import { botStrength, setBotStrength, STRENGTHS, strengthName } from "../botStrength";
 import { toast, coinIcon } from "../ui";
 import { createTableDialog, presetName } from "./createTable";
 import { chatPanel, type ChatPanel } from "./chat";
 import { challengeDialog } from "./social";
-import type { View } from "../main";
+import type { View } from "../view";
 
 const QUICK_KEY = "buraco.quick";
 
@@ -58,6 +59,7 @@ export function lobbyView(el: HTMLElement): View {
     try {
       const meta = await post("/api/quickplay", {
         preset: quick.preset, players: quick.players, bots_after_seconds: quick.bots ? 8 : null,
+        bot_strength: botStrength(),
       });
       location.hash = `#/table/${meta.id}`;
     } catch (e) {
@@ -126,7 +128,12 @@ export function lobbyView(el: HTMLElement): View {
         }, ...[2, 4].map((n) => h("option", { value: n, selected: n === quick.players }, t("create.playersN", { n })))),
         h("label", { class: "check inline" },
           h("input", { type: "checkbox", id: "quick-bots", checked: quick.bots, onchange: (e: Event) => { quick.bots = (e.target as HTMLInputElement).checked; } }),
-          t("lobby.quickBots"))),
+          t("lobby.quickBots")),
+        h("label", { class: "sr-only", for: "quick-strength" }, t("table.botStrength")),
+        h("select", {
+          id: "quick-strength", title: t("table.botStrength"),
+          onchange: (e: Event) => setBotStrength((e.target as HTMLSelectElement).value),
+        }, ...STRENGTHS.map((s) => h("option", { value: s, selected: s === botStrength() }, strengthName(s))))),
       h("button", { type: "button", class: "btn primary huge", id: "play-now", onclick: playNow }, t("lobby.playNow")),
       h("p", { class: "hint" }, t("lobby.quickBet", { bet: fmt(6000) })));
   }

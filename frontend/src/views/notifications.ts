@@ -5,7 +5,7 @@ import { h, mount } from "../dom";
 import { t, tk } from "../i18n";
 import { app, changed, refreshEquipped, refreshWallet, notifParams } from "../state";
 import { spinner, toast } from "../ui";
-import type { View } from "../main";
+import type { View } from "../view";
 
 export function notificationsView(el: HTMLElement): View {
   let items: any[] | null = null;

@@ -7,7 +7,7 @@ import { avatarFor } from "../state";
 import { spinner, toast, dialog } from "../ui";
 import { challengeDialog, giftDialog } from "./social";
 import { presetName } from "./createTable";
-import type { View } from "../main";
+import type { View } from "../view";
 
 export function profileView(el: HTMLElement, userId: number): View {
   let p: any = null;

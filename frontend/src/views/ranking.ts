@@ -6,7 +6,7 @@ import { PRESET_NAMES } from "../presets";
 import { app } from "../state";
 import { spinner } from "../ui";
 import { presetName } from "./createTable";
-import type { View } from "../main";
+import type { View } from "../view";
 
 export function rankingView(el: HTMLElement): View {
   let period = "all";

@@ -5,7 +5,7 @@ import { t, tk } from "../i18n";
 import { changed, refreshEquipped, setWallet, AVATARS, EMOTES } from "../state";
 import { spinner, toast, coinIcon, gemIcon } from "../ui";
 import { giftDialog } from "./social";
-import type { View } from "../main";
+import type { View } from "../view";
 
 const KIND_ORDER = ["avatar", "card_back", "felt", "emote", "coins_pack", "credits_pack"];
 

@@ -5,7 +5,7 @@ import { t, tk } from "../i18n";
 import { app, applyLook, changed } from "../state";
 import { spinner, toast } from "../ui";
 import { itemPreview } from "./shop";
-import type { View } from "../main";
+import type { View } from "../view";
 
 const SLOT: Record<string, string> = { avatar: "avatar", card_back: "card_back", felt: "felt", emote: "emote" };
 

@@ -4,7 +4,7 @@ import { h, mount } from "../dom";
 import { t } from "../i18n";
 import { field } from "../ui";
 import { cardFace } from "../cards";
-import type { View } from "../main";
+import type { View } from "../view";
 
 export function welcomeView(el: HTMLElement, onIn: () => void): View {
   let tab: "login" | "register" = "login";

@@ -1,0 +1,416 @@
+// The table: its state, the socket frames that change it, the player's commands, and one
+// render per animation frame with Preact (elements kept, so moves can be animated). The
+// parts it draws live beside it: seats, piles, melds, hand, clock, motion, sound.
+import { render } from "preact";
+import { get, post, errorText } from "../../api";
+import { cardLabel, cardsLabel } from "../../cards";
+import { applyEvent, sameCards, type HandResult } from "../../game";
+import { t, tk } from "../../i18n";
+import { socket } from "../../socket";
+import { confirmDialog, dialog, toast } from "../../ui";
+import { h } from "../../dom";
+import { botStrength } from "../../botStrength";
+import { chatPanel } from "../chat";
+import type { View } from "../../view";
+import { tableScreen, type Screen } from "./board";
+import { tickClock } from "./clock";
+import { hideIncoming, runFx } from "./fx";
+import { keyed, type Sort } from "./hand";
+import { meldLabel } from "./melds";
+import { enabled, finishAll, measure } from "./motion";
+import { baseView, moveText } from "./sheet";
+import { play } from "./sound";
+
+// Paint-latency probes read by the browser tests: ms from a frame's arrival to the end of
+// the animation frame that painted it, and the cost of each render.
+const paintLog: number[] = ((window as any).__paintLog ??= []);
+const renderLog: number[] = ((window as any).__renderLog ??= []);
+
+export function tableView(el: HTMLElement, tableId: string): View {
+  const s: Screen = {
+    tableId, meta: null, seat: null, game: null, legal: [], selected: [], notice: "", noticeKind: "info",
+    sort: (localStorage.getItem("buraco.sort") as Sort) || "suit", last: null, freshKey: null, moves: [],
+    shownResult: null, deadline: null, verifyState: "idle", missing: "", sideOpen: false, now: socket.serverNow(),
+  };
+  const chat = chatPanel(tableId, { compact: true });
+  let seq = 0;
+  let arrivals: number[] = [];
+  let frame = 0;
+  let wantLegal = false;
+  let fxQueue: any[] = [];
+  let chatPainted = false;
+  let lastSort = s.sort;
+  let fxGen = 0; // moves rendered; a deferred animation of an older render is dropped
+
+  // Frames are applied at once and painted in the next animation frame: a burst of
+  // events (a bot's draw, meld and discard) costs one render, painted in one frame.
+  function schedule(): void {
+    if (frame) return;
+    frame = requestAnimationFrame(() => {
+      frame = 0;
+      const start = performance.now();
+      paint();
+      const end = performance.now();
+      renderLog.push(end - start);
+      for (const at of arrivals) paintLog.push(end - at);
+      arrivals = [];
+      if (wantLegal) {
+        wantLegal = false;
+        socket.send({ type: "legal", table: tableId });
+      }
+    });
+  }
+  const offs: (() => void)[] = [];
+  const mine = (f: any) => f.table === tableId;
+  offs.push(socket.on("snapshot", (f) => {
+    if (!mine(f)) return;
+    s.meta = f.meta;
+    s.seat = f.seat;
+    s.game = f.game ?? null;
+    s.deadline = s.meta.turn_deadline ?? null;
+    s.missing = "";
+    fxQueue = [];
+    finishAll(); // a fresh snapshot: whatever was moving is stale
+    arrivals.push(performance.now());
+    schedule();
+    askLegal();
+  }));
+  offs.push(socket.on("event", (f) => {
+    if (!mine(f)) return;
+    arrivals.push(performance.now());
+    onEvent(f);
+    schedule();
+    if (f.kind === "game") askLegal();
+  }));
+  offs.push(socket.on("legal", (f) => {
+    if (!mine(f)) return;
+    s.legal = f.commands ?? [];
+    schedule();
+  }));
+  offs.push(socket.on("error", (f) => {
+    if (f.cid) {
+      if (!String(f.cid).startsWith(`${tableId}.`)) return;
+      s.notice = tk(`err.${f.code}`, "err.unknown");
+      s.noticeKind = "error";
+    } else if (f.code === "not_invited" || f.code === "table_not_found") {
+      s.missing = f.code;
+    } else {
+      return; // e.g. a "legal" asked for while not seated, or pacing: nothing to show
+    }
+    schedule();
+  }));
+  offs.push(socket.on("left", (f) => { if (mine(f)) location.hash = "#/"; }));
+  socket.watch(tableId);
+  const clockTimer = window.setInterval(tick, 250);
+
+  function seatName(n: number): string {
+    if (n === s.seat) return t("table.you");
+    return s.meta?.seats?.[n]?.name ?? t("table.seatN", { n: n + 1 });
+  }
+
+  function log(e: any, say = false): void {
+    const text = moveText(e, seatName);
+    if (!text) return;
+    s.moves = [e, ...s.moves].slice(0, 30);
+    if (say) toast(text);
+  }
+
+  function patchSeat(n: number, fields: Record<string, unknown>): void {
+    if (!s.meta?.seats?.[n]) return;
+    const seats = [...s.meta.seats];
+    seats[n] = { ...seats[n], ...fields };
+    s.meta = { ...s.meta, seats };
+  }
+
+  function onSeatFact(kind: string, e: any): void {
+    if (kind === "clock") {
+      s.deadline = e.deadline;
+    } else if (kind === "presence") {
+      patchSeat(e.seat, { connected: e.connected, grace_until: e.grace_until });
+      if (e.seat === s.seat) return;
+      const secs = e.grace_until ? Math.max(0, Math.round(e.grace_until - socket.serverNow())) : 0;
+      log({ type: e.connected ? "back" : "away", seat: e.seat, secs }, true);
+    } else if (kind === "bot_takeover") {
+      patchSeat(e.seat, { abandoned: true, grace_until: null });
+      log({ type: "bot_takeover", seat: e.seat, reason: e.reason }, true);
+    } else if (kind === "timeout") {
+      log({ type: "timeout", seat: e.seat, you: e.seat === s.seat }, true);
+    }
+  }
+
+  function onEvent(f: any): void {
+    if (f.kind === "table") {
+      s.meta = { ...f.event.meta, turn_deadline: s.deadline };
+      s.seat = f.event.seat;
+      return;
+    }
+    if (f.kind !== "game") return onSeatFact(f.kind, f.event);
+    const e = { ...f.event };
+    if (!s.game) s.game = baseView(s.meta, s.seat);
+    const before = s.game;
+    s.game = applyEvent(before, e);
+    if (e.type === "melded" || e.type === "added") {
+      const old = e.type === "added" ? before.melds[e.team]?.[e.index] : null;
+      e.newCanasta = !!e.meld?.canasta && !old?.canasta;
+    }
+    if (e.type === "hand_ended") {
+      s.shownResult = { ...e, hand_no: s.game.hand_no } as HandResult;
+      s.deadline = null;
+    }
+    if (e.type === "hand_started") {
+      s.selected = [];
+      s.last = null;
+    }
+    if (e.seat !== undefined || e.type === "muerto_to_stock") s.last = e;
+    if (e.type === "drew") s.freshKey = e.seat === s.seat && e.card ? freshKeyOf(e.card) : null;
+    if (e.seat === s.seat && ["melded", "added", "discarded", "took_pile"].includes(e.type)) s.notice = "";
+    if (e.type === "discarded" && e.seat === s.seat) s.selected = [];
+    log(e);
+    if (s.game.hand) s.selected = keepSelected(s.selected, s.game.hand);
+    fxQueue.push(e);
+  }
+
+  function freshKeyOf(card: string): string {
+    const n = (s.game?.hand ?? []).filter((c) => c === card).length;
+    return `${card}#${n - 1}`;
+  }
+
+  function keepSelected(sel: string[], hand: string[]): string[] {
+    const keys = new Set(keyed(hand).map((k) => k.key));
+    return sel.filter((k) => keys.has(k));
+  }
+
+  function askLegal(): void {
+    s.legal = [];
+    const g = s.game;
+    if (g && s.seat !== null && g.turn === s.seat && (g.phase === "draw" || g.phase === "play") && s.meta?.status === "playing") {
+      wantLegal = true;
+    }
+  }
+
+  // ------------------------------------------------------------------ commands
+
+  const chosen = () => s.selected.map((k) => k.split("#")[0]);
+  const myTurn = () => !!s.game && s.seat !== null && s.game.turn === s.seat && s.meta?.status === "playing";
+  const canDraw = () => myTurn() && s.game!.phase === "draw";
+  const canPlay = () => myTurn() && s.game!.phase === "play";
+
+  function send(command: any): void {
+    const cid = `${tableId}.${++seq}.${Math.random().toString(36).slice(2, 7)}`;
+    s.notice = "";
+    socket.send({ type: "command", table: tableId, cid, command });
+  }
+
+  function draw(): void {
+    if (!canDraw()) return explain("draw");
+    send({ type: "draw" });
+  }
+
+  function takePile(depth = 1): void {
+    const g = s.game;
+    if (!g || !canDraw()) return explain("draw");
+    if (!g.discard.size) return say(t("err.pile_empty"));
+    if (g.discard.kind === "open") return send({ type: "take_discard", depth: 1 });
+    const sel = chosen();
+    const options = s.legal.filter((c) => c.type === "take_discard" && (c.depth ?? 1) === depth);
+    const picked = sel.length ? options.filter((c) => c.meld && sameCards(c.meld, sel)) : options;
+    if (sel.length && picked.length === 0) return send({ type: "take_discard", depth, meld: sel });
+    if (picked.length === 1) return send(picked[0]);
+    if (!picked.length) return say(t("table.pileNeedsPlay"));
+    chooseDialog(t("table.takeHow"), picked, (c) => c.meld
+      ? t("table.takeWithMeld", { cards: cardsLabel(c.meld) })
+      : t("table.takeOnMeld", { meld: meldLabel(g.melds[c.add.team][c.add.meld]) }));
+  }
+
+  function meld(): void {
+    if (!canPlay()) return explain("play");
+    const sel = chosen();
+    if (sel.length < 3) return say(t("table.selectThree"));
+    const options = s.legal.filter((c) => c.type === "meld" && sameCards(c.cards, sel));
+    if (options.length > 1) return wildDialog(options);
+    send(options[0] ?? { type: "meld", cards: sel });
+  }
+
+  function addTo(team: number, index: number, card?: string): void {
+    if (!canPlay()) return explain("play");
+    if (card && !chosen().includes(card)) s.selected = [keyed(s.game!.hand ?? []).find((k) => k.card === card)!.key];
+    const sel = chosen();
+    if (!sel.length) return say(t("table.selectToAdd"));
+    const options = s.legal.filter((c) => c.type === "add" && c.team === team && c.meld === index && sameCards(c.cards, sel));
+    if (options.length > 1) return wildDialog(options);
+    send(options[0] ?? { type: "add", team, meld: index, cards: sel });
+  }
+
+  function discard(card?: string): void {
+    if (!canPlay()) return explain("play");
+    const sel = chosen();
+    const c = card ?? (sel.length === 1 ? sel[0] : null);
+    if (!c) return say(t("table.selectOne"));
+    send({ type: "discard", card: c });
+  }
+
+  function explain(need: "draw" | "play"): void {
+    if (!s.game || s.seat === null) return say(t("table.spectating"));
+    if (s.game.turn !== s.seat) return say(t("err.not_your_turn"));
+    say(t(need === "draw" ? "err.already_drew" : "err.must_draw_first"));
+  }
+
+  function say(text: string): void {
+    s.notice = text;
+    s.noticeKind = "error";
+    paint();
+  }
+
+  function wildDialog(options: any[]): void {
+    chooseDialog(t("table.wildWhere"), options, (c) => c.wild_as ? t("table.wildAs", { card: cardLabel(c.wild_as) }) : t("table.wildAuto"));
+  }
+
+  function chooseDialog(title: string, options: any[], label: (c: any) => string): void {
+    const dlg = dialog(title, h("div", { class: "choices" }, ...options.map((c) =>
+      h("button", { type: "button", class: "btn", onclick: () => { dlg.close(); send(c); } }, label(c)))));
+  }
+
+  function toggle(key: string): void {
+    s.selected = s.selected.includes(key) ? s.selected.filter((k) => k !== key) : [...s.selected, key];
+    s.notice = "";
+    paint();
+  }
+
+  async function act(path: string, body: any = {}): Promise<boolean> {
+    try {
+      await post(`/api/tables/${tableId}/${path}`, body);
+      return true;
+    } catch (e) {
+      toast(errorText(e), "error");
+      return false;
+    }
+  }
+
+  async function leave(): Promise<void> {
+    const m = s.meta;
+    if (m?.status === "playing" && s.seat !== null && !m.seats[s.seat]?.abandoned) {
+      const ok = await confirmDialog(t("table.leaveTitle"), t("table.leaveConfirm"), t("table.leaveOk"));
+      if (!ok) return;
+      await act("leave");
+    } else if (m?.status === "waiting" && s.seat !== null) {
+      await act("stand");
+    }
+    location.hash = "#/";
+  }
+
+  async function playAgain(): Promise<void> {
+    try {
+      const m = await post("/api/quickplay", {
+        preset: s.meta.preset, players: s.meta.players, bots_after_seconds: 8, bot_strength: botStrength(),
+      });
+      location.hash = `#/table/${m.id}`;
+    } catch (e) {
+      toast(errorText(e), "error");
+    }
+  }
+
+  async function verify(gameId: string, tries = 4): Promise<void> {
+    s.verifyState = "busy";
+    paint();
+    try {
+      s.verifyState = await get(`/api/games/${gameId}/verify`);
+    } catch (e) {
+      if (tries > 1) {
+        await new Promise((r) => setTimeout(r, 700));
+        return verify(gameId, tries - 1);
+      }
+      s.verifyState = "idle";
+      toast(errorText(e), "error");
+    }
+    paint();
+  }
+
+  // ------------------------------------------------------------------ painting
+
+  function paint(): void {
+    s.now = socket.serverNow();
+    // A move that arrives mid-animation ends the running ones at once; a render with no
+    // move (legal commands, a selection) lets them run on their kept elements.
+    const sorted = s.sort !== lastSort;
+    const moving = fxQueue.length > 0 || sorted;
+    lastSort = s.sort;
+    const animate = enabled() && moving;
+    // Where things are on screen now (mid-flight included), read before anything changes
+    // so the layout is still clean and the read costs nothing.
+    const before = animate ? measure(el) : new Map();
+    if (moving) finishAll();
+    render(tableScreen(s, {
+      draw, takePile: () => takePile(), meld, discard, addTo, toggle, leave, playAgain, act, verify, repaint: paint,
+      chatEl: chat.el, myTurn: myTurn(), canDraw: canDraw(), canPlay: canPlay(), chosen: chosen(), seatName,
+    }), el);
+    if (!chatPainted) {
+      chat.render();
+      chatPainted = true;
+    }
+    const events = fxQueue;
+    fxQueue = [];
+    if (s.game && (events.length || animate)) {
+      const fx = { root: el, before, me: s.seat, game: s.game, freshKey: s.freshKey, animate };
+      if (animate && !sorted) {
+        // Moves start their animations in the next frame, once the browser has laid the
+        // new table out (reading it now would force a second layout into this frame);
+        // what flies in stays hidden at its destination until then.
+        const hidden = hideIncoming(fx, events);
+        const gen = ++fxGen;
+        requestAnimationFrame(() => {
+          hidden.forEach((e) => { e.style.visibility = ""; });
+          runFx({ ...fx, animate: gen === fxGen && enabled() }, events);
+        });
+      } else {
+        runFx(fx, events);
+      }
+    }
+    tick();
+  }
+
+  function tick(): void {
+    if (!s.meta) return;
+    tickClock({
+      root: el, deadline: s.meta.status === "playing" ? s.deadline : null, now: socket.serverNow(),
+      total: s.meta.turbo ? 12 : 30, mine: myTurn(), onWarnTick: () => play("tick"),
+    });
+  }
+
+  function onKey(e: KeyboardEvent): void {
+    const target = e.target as HTMLElement;
+    if (target.closest("input, textarea, select, [role=dialog]") || e.ctrlKey || e.metaKey || e.altKey) return;
+    const key = e.key.toLowerCase();
+    const map: Record<string, () => void> = {
+      r: draw, p: () => takePile(), b: meld, d: () => discard(),
+      o: () => { s.sort = s.sort === "suit" ? "rank" : "suit"; paint(); },
+      escape: () => { s.selected = []; paint(); },
+    };
+    if (map[key] && s.game && s.seat !== null) {
+      e.preventDefault();
+      map[key]();
+    }
+  }
+  document.addEventListener("keydown", onKey);
+  const onResize = () => schedule();
+  window.addEventListener("resize", onResize);
+  document.body.classList.add("at-table");
+
+  return {
+    render() {
+      chatPainted = false; // the language changed: word the chat panel again
+      paint();
+    },
+    destroy() {
+      socket.unwatch(tableId);
+      offs.forEach((off) => off());
+      window.clearInterval(clockTimer);
+      document.removeEventListener("keydown", onKey);
+      window.removeEventListener("resize", onResize);
+      document.body.classList.remove("at-table");
+      if (frame) cancelAnimationFrame(frame);
+      finishAll();
+      render(null, el);
+      chat.destroy();
+    },
+  };
+}

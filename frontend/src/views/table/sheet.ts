@@ -1,0 +1,75 @@
+// The words and sheets of the table: the move log's lines, the end-of-hand score sheet,
+// and the empty game view a table starts from before its first snapshot.
+import { h, type VNode } from "preact";
+import { cardLabel, cardsLabel } from "../../cards";
+import { fmt } from "../../dom";
+import type { GameView, HandResult } from "../../game";
+import { t, tk, type Key } from "../../i18n";
+import { canastaBadge } from "./melds";
+
+export function moveText(e: any, name: (seat: number) => string): string | null {
+  const who = e.seat !== undefined ? name(e.seat) : "";
+  switch (e.type) {
+    case "drew": return e.card ? t("move.drewCard", { who, card: cardLabel(e.card) }) : t("move.drew", { who });
+    case "took_pile": return t("move.tookPile", { who, n: e.count });
+    case "melded": return t("move.melded", { who, cards: cardsLabel(e.cards) });
+    case "added": return t("move.added", { who, cards: cardsLabel(e.cards) });
+    case "discarded": return t("move.discarded", { who, card: cardLabel(e.card) });
+    case "muerto_taken": return t(e.direct ? "move.muertoDirect" : "move.muertoIndirect", { who });
+    case "muerto_to_stock": return t("move.muertoToStock");
+    case "hand_started": return t("move.handStarted", { n: e.hand_no });
+    case "hand_ended": return t("move.handEnded");
+    // seat facts (presence, bot takeover, the clock playing a turn)
+    case "timeout": return e.you ? t("table.timedOutYou") : t("table.timedOut", { who });
+    case "bot_takeover": return t("table.botTook", { who, why: tk(`takeover.${e.reason}`, "takeover.abandon") });
+    case "away": return t("table.awayToast", { who, n: e.secs });
+    case "back": return t("table.backToast", { who });
+    default: return null;
+  }
+}
+
+const ROWS: [keyof HandResult["scores"][number], Key][] = [
+  ["table", "score.table"],
+  ["canasta_bonus", "score.canastaBonus"],
+  ["close_bonus", "score.closeBonus"],
+  ["hand", "score.hand"],
+  ["muerto_penalty", "score.muerto"],
+  ["total", "score.total"],
+];
+
+function signed(n: number): string {
+  return n > 0 ? `+${fmt(n)}` : fmt(n);
+}
+
+export function scoreSheet(r: HandResult, sideName: (team: number) => string): VNode<any> {
+  const teams = r.scores.map((_, i) => i);
+  return h("table", { class: "score-sheet", id: "score-sheet" },
+    h("caption", null, t("score.caption", { n: r.hand_no })),
+    h("thead", null, h("tr", null, h("th", { scope: "col" }, t("score.concept")),
+      ...teams.map((tm) => h("th", { scope: "col", class: r.winner === tm ? "win" : undefined }, sideName(tm))))),
+    h("tbody", null,
+      h("tr", null, h("th", { scope: "row" }, t("score.canastas")),
+        ...teams.map((tm) => h("td", { class: "badges" }, ...(r.scores[tm].canastas.length
+          ? r.scores[tm].canastas.map((k) => canastaBadge(k)) : ["—"])))),
+      ...ROWS.map(([key, label]) => h("tr", { class: key === "total" ? "total" : undefined },
+        h("th", { scope: "row" }, t(label)),
+        ...teams.map((tm) => h("td", { "data-raw": "" }, signed(Number(r.scores[tm][key])))))),
+      r.totals.length && r.match_over !== undefined ? h("tr", { class: "grand" }, h("th", { scope: "row" }, t("score.matchTotal")),
+        ...teams.map((tm) => h("td", { "data-raw": "" }, fmt(r.totals[tm] ?? 0)))) : null));
+}
+
+export function baseView(meta: any, seat: number | null): GameView {
+  const rules = meta.rules ?? {};
+  const players = meta.players;
+  const pairs = players === 4 && rules.pairs;
+  const teams = Array.from({ length: players }, (_, s) => (pairs ? s % 2 : s));
+  const sides = Math.max(...teams) + 1;
+  return {
+    phase: "draw", turn: 0, hand_no: 0, first: 0, players, teams,
+    hand_sizes: teams.map(() => 0), melds: Array.from({ length: sides }, () => []),
+    discard: { kind: rules.discard_pile ?? "open", size: 0, cards: [] }, stock_size: 0,
+    muertos: [], taken_single: null, scores: { hand: [], totals: [] }, end_reason: null,
+    closer: -1, winner: -1, match_winner: -1, viewer: seat,
+    hand: seat === null ? null : [], team: seat === null ? null : teams[seat],
+  };
+}

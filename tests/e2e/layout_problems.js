@@ -1,0 +1,29 @@
+// What must be visible together on the table screen, and any reason it is not
+// (test_table_screen.py): page scroll, parts outside the viewport, small targets.
+() => {
+  const vw = innerWidth, vh = innerHeight, out = [];
+  const de = document.documentElement;
+  if (de.scrollHeight > vh + 1 || document.body.scrollHeight > vh + 1) out.push(`page scrolls: ${de.scrollHeight} > ${vh}`);
+  if (de.scrollWidth > vw + 1) out.push(`page scrolls sideways: ${de.scrollWidth} > ${vw}`);
+  const inside = (el, name) => {
+    const r = el.getBoundingClientRect();
+    if (!r.width || !r.height) { out.push(`${name} not shown`); return; }
+    if (r.left < -1 || r.top < -1 || r.right > vw + 1 || r.bottom > vh + 1)
+      out.push(`${name} outside: ${Math.round(r.left)},${Math.round(r.top)} ${Math.round(r.right)},${Math.round(r.bottom)}`);
+  };
+  for (const sel of ['#hand', '#stock', '#pile', '.actions-bar', '#turn-status', '.zones.ours', '.zones.theirs'])
+    document.querySelector(sel) ? inside(document.querySelector(sel), sel) : out.push(`${sel} missing`);
+  document.querySelectorAll('.seat').forEach((s) => inside(s, `seat ${s.dataset.seat}`));
+  const cards = [...document.querySelectorAll('#hand .card')];
+  if (cards.length) { inside(cards[0], 'first card'); inside(cards[cards.length - 1], 'last card'); }
+  document.querySelectorAll('.actions-bar .btn').forEach((b) => {
+    if (getComputedStyle(b).display === 'none') return;
+    inside(b, `button ${b.id}`);
+    if (b.getBoundingClientRect().height < 40) out.push(`button ${b.id} under 40 px`);
+  });
+  for (const sel of ['#stock', '#pile']) {
+    const r = document.querySelector(sel).getBoundingClientRect();
+    if (r.height < 44 || r.width < 44) out.push(`${sel} smaller than 44 px`);
+  }
+  return out;
+}
