@@ -8,11 +8,14 @@ import logging
 from collections import Counter
 
 from fastapi import APIRouter, WebSocket
+from sqlalchemy.exc import TimeoutError as DatabasePoolTimeout
 
 from app.api.deps import client_ip
+from app.api.restart import RESTART_FRAME, SERVICE_RESTART
 from app.core.origins import origin_allowed
 from app.tables import sockets
 from app.tables.connection import Connection
+from app.tables.protocol import error_frame, server_busy
 from app.users.service import session_from_token
 from app.users.tokens import SESSION_COOKIE
 
@@ -20,12 +23,16 @@ router = APIRouter()
 log = logging.getLogger("app.ws")
 
 POLICY_VIOLATION = 1008
+TRY_AGAIN_LATER = 1013  # RFC 6455: the client reconnects with its backoff
 
 
-async def _refuse(ws: WebSocket, close: tuple[int, str]) -> None:
+async def _refuse(ws: WebSocket, close: tuple[int, str], frame: dict[str, object] | None = None
+                  ) -> None:
     """Accept, then close: a browser shows the page the code and reason only of a socket
-    that was accepted (a refused handshake is an anonymous 403)."""
+    that was accepted (a refused handshake is an anonymous 403). ``frame`` goes first."""
     await ws.accept()
+    if frame is not None:
+        await ws.send_json(frame)
     await ws.close(code=close[0], reason=close[1])
 
 
@@ -46,8 +53,17 @@ async def websocket_endpoint(ws: WebSocket) -> None:
                     "BURACO_WS_ALLOWED_ORIGINS", origin, host)
         await _refuse(ws, sockets.BAD_ORIGIN)
         return
-    async with app.state.sessionmaker() as db:
-        found = await session_from_token(db, ws.cookies.get(SESSION_COOKIE))
+    if getattr(app.state, "draining", False):  # shutting down: go to another process
+        await _refuse(ws, (SERVICE_RESTART, "server_restart"), dict(RESTART_FRAME))
+        return
+    try:
+        async with app.state.sessionmaker() as db:
+            found = await session_from_token(db, ws.cookies.get(SESSION_COOKIE))
+    except DatabasePoolTimeout:  # the pool is exhausted: say so, the client retries later
+        log.warning("WebSocket refused: no database connection free in time")
+        busy = server_busy()
+        await _refuse(ws, (TRY_AGAIN_LATER, busy.code), error_frame(busy.code, busy.message))
+        return
     if found is None:
         await ws.close(code=POLICY_VIOLATION, reason="not authenticated")
         return
