@@ -123,14 +123,11 @@ class RedisNodes:
             first = url.split("://", 1)[1].split(",")[0].split("/")[0]
             host, port = first.rsplit(":", 1)
             seed = redis.Redis(host=host, port=int(port), ssl=scheme == "rediss")
-            nodes = seed.execute_command("CLUSTER NODES")
-            text = nodes.decode() if isinstance(nodes, bytes) else str(nodes)
-            self.clients = [
-                redis.Redis(host=addr.split(":")[0], port=int(addr.split(":")[1].split("@")[0]),
-                            ssl=scheme == "rediss")
-                for line in text.splitlines() if "master" in line.split()[2]
-                for addr in [line.split()[1]]
-            ]
+            nodes = seed.execute_command("CLUSTER NODES")  # redis-py parses it: addr -> info
+            masters = [addr.split("@")[0] for addr, info in nodes.items()
+                       if "master" in str(info["flags"])]
+            self.clients = [redis.Redis(host=m.rsplit(":", 1)[0], port=int(m.rsplit(":", 1)[1]),
+                                        ssl=scheme == "rediss") for m in masters]
         else:
             self.clients = [redis.Redis.from_url(url)]
 
