@@ -91,7 +91,7 @@ class Settings(BaseSettings):
     # The strong bot (docs/bots.md): CPU time and worlds per decision at most, and the
     # worker processes it thinks in (off the event loop; 0: a thread of this process).
     strong_bot_budget_ms: float = Field(default=60, ge=1, le=1000)
-    strong_bot_samples: int = Field(default=10, ge=1, le=200)
+    strong_bot_samples: int = Field(default=20, ge=1, le=200)
     bot_workers: int = Field(default=1, ge=0, le=16)
     disconnect_grace_seconds: int = Field(default=60, ge=0)
     # A server process that has not renewed its heartbeat for this long is taken for

@@ -21,7 +21,7 @@ from app.rules.state import DRAW, MAX_TURNS, PLAY, State
 from tests.rules.rules_support import GAMES, all_cards, dealt, in_play, resample
 
 IDS = [f"{p}-{n}" for p, n in GAMES]
-# Seeded GreedyBot hands per (preset, players) here; benchmarks/bots_ladder.py --loops
+# Seeded GreedyBot hands per (preset, players) here; benchmarks/bots_ladder.py
 # plays the full 200 of the issue.
 LOOP_HANDS = 40
 
