@@ -201,7 +201,8 @@ async def embedded_client(embedded_app: FastAPI) -> AsyncIterator[httpx.AsyncCli
 # clocks): `make test` runs them after the parallel part, one at a time, so two xdist
 # workers never fight over this machine's two cores while they run.
 SERIAL_PATHS = ("tests/e2e/", "tests/tables/test_failover.py", "tests/tables/test_clocks.py",
-                "tests/ops/test_restart.py", "tests/ops/test_production_logs.py")
+                "tests/ops/test_restart.py", "tests/ops/test_production_logs.py",
+                "tests/tables/test_bots_live.py")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
