@@ -70,6 +70,7 @@ migrate: install
 
 lint: install
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 
 typecheck: install
 	$(BIN)/mypy app
@@ -97,8 +98,7 @@ FAST_TESTS = tests/rules tests/core/test_config.py tests/core/test_errors.py \
 test-fast: install native
 	RULES_PROPERTY_EXAMPLES=2 $(BIN)/pytest -q -p no:cacheprovider -n $(PYTEST_WORKERS) $(FAST_TESTS)
 
-## Apply the formatter (ruff format). Not part of `make lint` yet: it is applied to the
-## whole tree once, after the branches in flight are merged.
+## Apply the formatter (ruff format); `make lint` checks that it was applied.
 format: install
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix --select I .

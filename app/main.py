@@ -68,16 +68,22 @@ def _tune_gc() -> None:
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
     configure_logging(json=settings.is_production, level=settings.log_level)
-    tracking.init(settings.sentry_dsn.get_secret_value() if settings.sentry_dsn else None,
-                  environment=settings.env, release=f"buraco@{VERSION}",
-                  traces_sample_rate=settings.sentry_traces_sample_rate)
-    logging.getLogger("app").log(logging.WARNING if native.running_stale() else logging.INFO,
-                                 native.describe())
+    tracking.init(
+        settings.sentry_dsn.get_secret_value() if settings.sentry_dsn else None,
+        environment=settings.env,
+        release=f"buraco@{VERSION}",
+        traces_sample_rate=settings.sentry_traces_sample_rate,
+    )
+    logging.getLogger("app").log(
+        logging.WARNING if native.running_stale() else logging.INFO, native.describe()
+    )
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         engine = create_engine(
-            settings.database_url, pool_size=settings.db_pool_size, echo=settings.db_echo,
+            settings.database_url,
+            pool_size=settings.db_pool_size,
+            echo=settings.db_echo,
             pool_timeout=settings.db_pool_timeout_seconds,
         )
         redis = create_redis(
@@ -95,10 +101,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         )
         hooks: TableHooks = (
             EconomyTables(app.state.sessionmaker, settings, Notifier(redis))
-            if settings.economy_enabled else FreeTables()
+            if settings.economy_enabled
+            else FreeTables()
         )
         tables = TableService(
-            redis, settings, hooks=hooks, archive=GameArchive(app.state.sessionmaker),
+            redis,
+            settings,
+            hooks=hooks,
+            archive=GameArchive(app.state.sessionmaker),
             bot_delay=settings.bot_delay_seconds,
         )
         rematch.install(tables)

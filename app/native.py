@@ -61,8 +61,7 @@ def _ext_suffix() -> str:
 
 def artifacts(rules: Path = RULES) -> list[Path]:
     """The extension modules a build left in app/rules (any Python version)."""
-    return sorted(p for p in rules.iterdir()
-                  if p.suffix in (".so", ".pyd") and p.is_file())
+    return sorted(p for p in rules.iterdir() if p.suffix in (".so", ".pyd") and p.is_file())
 
 
 def fingerprint(rules: Path = RULES) -> str:
@@ -102,14 +101,16 @@ def loaded() -> bool:
 class _Sources(importlib.abc.MetaPathFinder):
     """Imports the rules modules from their ``.py`` files, even beside a build."""
 
-    def find_spec(self, fullname: str, path: object = None,
-                  target: object = None) -> importlib.machinery.ModuleSpec | None:
+    def find_spec(
+        self, fullname: str, path: object = None, target: object = None
+    ) -> importlib.machinery.ModuleSpec | None:
         package, _, name = fullname.rpartition(".")
         if package != "app.rules":
             return None
         source = RULES / f"{name}.py"
-        return importlib.util.spec_from_file_location(fullname, source) \
-            if source.is_file() else None
+        return (
+            importlib.util.spec_from_file_location(fullname, source) if source.is_file() else None
+        )
 
 
 def use_sources() -> None:
@@ -131,8 +132,10 @@ def describe() -> str:
     state = status()
     if loaded():
         if state == STALE:  # imported, then the sources changed (or a build from elsewhere)
-            return ("rules engine: compiled by mypyc from OTHER sources than app/rules now"
-                    " holds (make native)")
+            return (
+                "rules engine: compiled by mypyc from OTHER sources than app/rules now"
+                " holds (make native)"
+            )
         return "rules engine: compiled by mypyc"
     why = {PURE: "no build (make native)", STALE: "the build is stale (make native)"}
     return f"rules engine: Python sources ({why.get(state, 'sources forced')})"
@@ -160,12 +163,21 @@ def build(quiet: bool = True) -> None:
     cwd = os.getcwd()
     os.chdir(ROOT)
     try:
-        extensions = mypycify(["--config-file", str(config), *paths], opt_level="3",
-                              group_name=GROUP, target_dir=str(BUILD_DIR / "c"))
+        extensions = mypycify(
+            ["--config-file", str(config), *paths],
+            opt_level="3",
+            group_name=GROUP,
+            target_dir=str(BUILD_DIR / "c"),
+        )
         dist = Distribution({"name": "buraco-rules-compiled", "ext_modules": extensions})
-        dist.script_args = ["build_ext", "--inplace",
-                            "--build-temp", str(BUILD_DIR / "temp"),
-                            "--build-lib", str(BUILD_DIR / "lib")]
+        dist.script_args = [
+            "build_ext",
+            "--inplace",
+            "--build-temp",
+            str(BUILD_DIR / "temp"),
+            "--build-lib",
+            str(BUILD_DIR / "lib"),
+        ]
         if quiet:
             dist.script_args.insert(0, "--quiet")
         dist.parse_command_line()
@@ -175,11 +187,18 @@ def build(quiet: bool = True) -> None:
         raise
     finally:
         os.chdir(cwd)
-    STAMP.write_text(json.dumps({
-        "fingerprint": fingerprint(),
-        "python": sys.version.split()[0],
-        "modules": [p.stem for p in sources()],
-    }, indent=1) + "\n", encoding="utf-8")
+    STAMP.write_text(
+        json.dumps(
+            {
+                "fingerprint": fingerprint(),
+                "python": sys.version.split()[0],
+                "modules": [p.stem for p in sources()],
+            },
+            indent=1,
+        )
+        + "\n",
+        encoding="utf-8",
+    )
     if status() != COMPILED:  # pragma: no cover - a build that left something out
         clean()
         raise RuntimeError("the compiled rules engine is incomplete; using the sources")
@@ -208,17 +227,24 @@ def main(argv: list[str] | None = None) -> int:
         try:
             build(quiet="--verbose" not in args)
         except Exception as exc:  # no compiler, a mypyc error...: say so, run on sources
-            print(f"rules engine not compiled ({type(exc).__name__}: {exc});"
-                  " it runs on the Python sources, about 3x slower", file=sys.stderr)
+            print(
+                f"rules engine not compiled ({type(exc).__name__}: {exc});"
+                " it runs on the Python sources, about 3x slower",
+                file=sys.stderr,
+            )
             return 1
         except SystemExit as exc:  # setuptools reports a failed compiler this way
-            print(f"rules engine not compiled (the C build failed: {exc});"
-                  " it runs on the Python sources, about 3x slower", file=sys.stderr)
+            print(
+                f"rules engine not compiled (the C build failed: {exc});"
+                " it runs on the Python sources, about 3x slower",
+                file=sys.stderr,
+            )
             return 1
         print(f"rules engine compiled: {len(sources())} modules ({status()})")
         return 0
-    print("usage: python -m app.native [build|status|clean|sources MODULE ARGS...]",
-          file=sys.stderr)
+    print(
+        "usage: python -m app.native [build|status|clean|sources MODULE ARGS...]", file=sys.stderr
+    )
     return 2
 
 

@@ -81,8 +81,13 @@ class Strong:
     horizon = HORIZON
 
 
-def duplicate(rules: RuleSet, deal_no: int, a: str, b: str, times: list[float] | None,
-              ) -> float:
+def duplicate(
+    rules: RuleSet,
+    deal_no: int,
+    a: str,
+    b: str,
+    times: list[float] | None,
+) -> float:
     """Side A's result on deal ``deal_no``: 1 (more points than B), 0.5 or 0."""
     n = rules.players
     seed = 104_729 * deal_no + 11
@@ -90,12 +95,12 @@ def duplicate(rules: RuleSet, deal_no: int, a: str, b: str, times: list[float] |
     start = apply(initial_state(rules), C.SYSTEM, deal)[1]
     a_points = b_points = 0.0
     for k, (is_a, a_teams) in enumerate(layouts(rules)):
-        bots = [make_bot(a if is_a[s] else b, seed * 8 + s + k, time.process_time)
-                for s in range(n)]
+        bots = [
+            make_bot(a if is_a[s] else b, seed * 8 + s + k, time.process_time) for s in range(n)
+        ]
         for bot in bots:
             if isinstance(bot, StrongBot):
-                bot.budget, bot.samples, bot.horizon = Strong.budget, Strong.samples, \
-                    Strong.horizon
+                bot.budget, bot.samples, bot.horizon = Strong.budget, Strong.samples, Strong.horizon
         scores = play(start, bots, times).hand_scores
         if n == 2 or rules.pairs:
             a_points += scores[a_teams[0]]
@@ -107,8 +112,9 @@ def duplicate(rules: RuleSet, deal_no: int, a: str, b: str, times: list[float] |
     return 1.0 if a_points > b_points else 0.5 if a_points == b_points else 0.0
 
 
-def run_part(args: tuple[str, int, int, int, tuple[float, int, int]],
-             ) -> tuple[float, float, list[float]]:
+def run_part(
+    args: tuple[str, int, int, int, tuple[float, int, int]],
+) -> tuple[float, float, list[float]]:
     preset, players, lo, hi, (Strong.budget, Strong.samples, Strong.horizon) = args
     rules = make_ruleset(preset, players)
     strong = normal = 0.0
@@ -144,32 +150,51 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=2, help="worker processes")
     parser.add_argument("--preset", action="append", help="only these presets")
     parser.add_argument("--players", type=int, action="append", help="only these counts")
-    parser.add_argument("--budget", type=float, default=BUDGET,
-                        help="the strong bot's CPU seconds per decision")
-    parser.add_argument("--loop-hands", type=int, default=200,
-                        help="GreedyBot self-play hands per row checked for the turn cap")
+    parser.add_argument(
+        "--budget", type=float, default=BUDGET, help="the strong bot's CPU seconds per decision"
+    )
+    parser.add_argument(
+        "--loop-hands",
+        type=int,
+        default=200,
+        help="GreedyBot self-play hands per row checked for the turn cap",
+    )
     parser.add_argument("--samples", type=int, default=SAMPLES, help="its worlds at most")
     parser.add_argument("--horizon", type=int, default=HORIZON, help="its rollout turns")
     args = parser.parse_args(argv)
-    rows = [(p, n) for p in (args.preset or list(PRESETS)) for n in PRESET_PLAYERS[p]
-            if not args.players or n in args.players]
+    rows = [
+        (p, n)
+        for p in (args.preset or list(PRESETS))
+        for n in PRESET_PLAYERS[p]
+        if not args.players or n in args.players
+    ]
     chunks = max(1, args.jobs) * 3
     result: dict[str, dict[str, dict[str, float]]] = {}
-    print(f"bots ladder: {args.hands} duplicate deals per row; strong bot: budget "
-          f"{args.budget * 1000:.0f} ms, {args.samples} worlds, {args.horizon} turns; "
-          f"{native.describe()}")
-    print(f"{'preset':<14}{'pl':>3}{'strong/greedy':>15}{'normal/easy':>13}"
-          f"{'p99 ms':>8}{'mean ms':>9}{'secs':>7}")
+    print(
+        f"bots ladder: {args.hands} duplicate deals per row; strong bot: budget "
+        f"{args.budget * 1000:.0f} ms, {args.samples} worlds, {args.horizon} turns; "
+        f"{native.describe()}"
+    )
+    print(
+        f"{'preset':<14}{'pl':>3}{'strong/greedy':>15}{'normal/easy':>13}"
+        f"{'p99 ms':>8}{'mean ms':>9}{'secs':>7}"
+    )
     with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         capped = sum(pool.map(capped_hands, [(p, n, args.loop_hands) for p, n in rows]))
-        print(f"GreedyBot self-play: {capped} of {args.loop_hands * len(rows)} seeded hands "
-              f"({args.loop_hands} per row) at the {MAX_TURNS}-turn cap", flush=True)
+        print(
+            f"GreedyBot self-play: {capped} of {args.loop_hands * len(rows)} seeded hands "
+            f"({args.loop_hands} per row) at the {MAX_TURNS}-turn cap",
+            flush=True,
+        )
         for preset, players in rows:
             t0 = time.perf_counter()
             bounds = [args.hands * i // chunks for i in range(chunks + 1)]
             strong_settings = (args.budget, args.samples, args.horizon)
-            parts = [(preset, players, lo, hi, strong_settings)
-                     for lo, hi in zip(bounds, bounds[1:], strict=False) if hi > lo]
+            parts = [
+                (preset, players, lo, hi, strong_settings)
+                for lo, hi in zip(bounds, bounds[1:], strict=False)
+                if hi > lo
+            ]
             strong = normal = 0.0
             times: list[float] = []
             for s, n, t in pool.map(run_part, parts):
@@ -183,9 +208,12 @@ def main(argv: list[str] | None = None) -> int:
                 "hands": args.hands,
             }
             mean = sum(times) / len(times) * 1000 if times else 0.0
-            print(f"{preset:<14}{players:>3}{row['strong_vs_greedy']:>15.3f}"
-                  f"{row['normal_vs_easy']:>13.3f}{row['strong_ms_per_decision_p99']:>8.1f}"
-                  f"{mean:>9.2f}{time.perf_counter() - t0:>7.1f}", flush=True)
+            print(
+                f"{preset:<14}{players:>3}{row['strong_vs_greedy']:>15.3f}"
+                f"{row['normal_vs_easy']:>13.3f}{row['strong_ms_per_decision_p99']:>8.1f}"
+                f"{mean:>9.2f}{time.perf_counter() - t0:>7.1f}",
+                flush=True,
+            )
             result.setdefault(preset, {})[str(players)] = row
     print(json.dumps(result, separators=(",", ":")))
     return 0

@@ -63,9 +63,11 @@ def play_one(preset: str, players: int, hand: int) -> tuple[float, bool, int]:
     order = [rules.team_of((final.first + i) % players) for i in range(players)]
     scores = final.hand_scores
     rivals = [t for t in range(rules.teams) if t != mine]
-    beaten = sum(scores[mine] > scores[t] or (scores[mine] == scores[t]
-                                              and order.index(mine) < order.index(t))
-                 for t in rivals)
+    beaten = sum(
+        scores[mine] > scores[t]
+        or (scores[mine] == scores[t] and order.index(mine) < order.index(t))
+        for t in rivals
+    )
     return beaten / len(rivals), final.winner == mine, final.turns
 
 
@@ -92,14 +94,16 @@ def main(argv: list[str] | None = None) -> int:
     result: dict[str, dict[str, float]] = {}
     print(f"GreedyBot vs RandomBot, {args.hands} seeded hands per row (target >= 90%)")
     print(native.describe())
-    print(f"{'preset':<14}{'pl':>3}{'greedy wins':>13}{'1st place':>11}{'avg turns':>11}"
-          f"{'secs':>7}")
+    print(
+        f"{'preset':<14}{'pl':>3}{'greedy wins':>13}{'1st place':>11}{'avg turns':>11}{'secs':>7}"
+    )
     with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         for preset, players in rows:
             t0 = time.perf_counter()
             bounds = [args.hands * i // chunks for i in range(chunks + 1)]
-            parts = [(preset, players, a, b) for a, b in zip(bounds, bounds[1:], strict=False)
-                     if b > a]
+            parts = [
+                (preset, players, a, b) for a, b in zip(bounds, bounds[1:], strict=False) if b > a
+            ]
             beaten = 0.0
             wins = turns = 0
             for b, w, t in pool.map(run_row, parts):
@@ -108,9 +112,11 @@ def main(argv: list[str] | None = None) -> int:
                 turns += t
             rate = beaten / args.hands
             mark = "" if rate >= 0.9 else "  below target"
-            print(f"{preset:<14}{players:>3}{rate:>12.1%}{wins / args.hands:>11.1%}"
-                  f"{turns / args.hands:>11.1f}{time.perf_counter() - t0:>7.1f}{mark}",
-                  flush=True)
+            print(
+                f"{preset:<14}{players:>3}{rate:>12.1%}{wins / args.hands:>11.1%}"
+                f"{turns / args.hands:>11.1f}{time.perf_counter() - t0:>7.1f}{mark}",
+                flush=True,
+            )
             result.setdefault(preset, {})[str(players)] = round(rate, 4)
     print(json.dumps(result, separators=(",", ":")))
     return 0

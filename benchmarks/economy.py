@@ -42,15 +42,19 @@ from app.social.models import Friendship  # noqa: E402
 from app.tables.hooks import GameResult  # noqa: E402
 from app.users.models import User  # noqa: E402
 
-BASE_URL = os.environ.get("BURACO_BENCH_DATABASE_URL",
-                          "postgresql+asyncpg://postgres@127.0.0.1:5432/buraco_bench_economy")
+BASE_URL = os.environ.get(
+    "BURACO_BENCH_DATABASE_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/buraco_bench_economy"
+)
 REDIS_URL = os.environ.get("BURACO_BENCH_REDIS_URL", "redis://127.0.0.1:6379/12")
 BET = 6_000
 
 
 def _dsn(database: str) -> str:
-    return make_url(BASE_URL).set(drivername="postgresql", database=database).render_as_string(
-        hide_password=False)
+    return (
+        make_url(BASE_URL)
+        .set(drivername="postgresql", database=database)
+        .render_as_string(hide_password=False)
+    )
 
 
 async def recreate(drop_only: bool = False) -> None:
@@ -73,17 +77,21 @@ def migrate() -> None:
 
 async def make_users(maker, n: int) -> list[int]:  # type: ignore[no-untyped-def]
     async with maker() as db:
-        users = [User(username=f"b{i}", username_lower=f"b{i}", nickname=f"Bench{i}")
-                 for i in range(n)]
+        users = [
+            User(username=f"b{i}", username_lower=f"b{i}", nickname=f"Bench{i}") for i in range(n)
+        ]
         db.add_all(users)
         await db.commit()
         return [u.id for u in users]
 
 
-async def bench_settlements(econ: EconomyTables, users: list[int], games: int,
-                            connections: int) -> float:
-    pairs = [(users[2 * (i % (len(users) // 2))], users[2 * (i % (len(users) // 2)) + 1])
-             for i in range(games)]
+async def bench_settlements(
+    econ: EconomyTables, users: list[int], games: int, connections: int
+) -> float:
+    pairs = [
+        (users[2 * (i % (len(users) // 2))], users[2 * (i % (len(users) // 2)) + 1])
+        for i in range(games)
+    ]
     for i, (a, b) in enumerate(pairs):  # setup, not timed
         for u in (a, b):
             await econ.reserve_seat(u, f"t{i}", BET)
@@ -96,17 +104,31 @@ async def bench_settlements(econ: EconomyTables, users: list[int], games: int,
 
     async def settle(i: int, a: int, b: int) -> None:
         async with gate:
-            await econ.settle_game(GameResult(
-                game_id=f"g{i}", table_id=f"t{i}", preset="abierto", bet=BET,
-                teams={a: 0, b: 1}, abandoned=frozenset(), winner_team=i % 2, bots=0))
+            await econ.settle_game(
+                GameResult(
+                    game_id=f"g{i}",
+                    table_id=f"t{i}",
+                    preset="abierto",
+                    bet=BET,
+                    teams={a: 0, b: 1},
+                    abandoned=frozenset(),
+                    winner_team=i % 2,
+                    bots=0,
+                )
+            )
 
     start = time.perf_counter()
     await asyncio.gather(*(settle(i, a, b) for i, (a, b) in enumerate(pairs)))
     return games / (time.perf_counter() - start)
 
 
-async def bench_gifts(maker, settings: Settings, notifier: Notifier,  # type: ignore[no-untyped-def]
-                      users: list[int], count: int) -> list[float]:
+async def bench_gifts(
+    maker,
+    settings: Settings,
+    notifier: Notifier,  # type: ignore[no-untyped-def]
+    users: list[int],
+    count: int,
+) -> list[float]:
     a, b = users[-2], users[-1]
     async with maker() as db:
         db.add_all([Friendship(user_id=a, friend_id=b), Friendship(user_id=b, friend_id=a)])
@@ -128,8 +150,9 @@ async def bench_gifts(maker, settings: Settings, notifier: Notifier,  # type: ig
 async def main(args: argparse.Namespace) -> dict[str, float]:
     await recreate()
     await asyncio.to_thread(migrate)
-    settings = Settings(env="test", database_url=BASE_URL, redis_url=REDIS_URL,
-                        starting_coins=10**9)
+    settings = Settings(
+        env="test", database_url=BASE_URL, redis_url=REDIS_URL, starting_coins=10**9
+    )
     engine = create_engine(BASE_URL, pool_size=args.connections)
     maker = create_sessionmaker(engine)
     redis = Redis.from_url(REDIS_URL)

@@ -61,6 +61,7 @@ try:
 
     CODEC = "orjson"
 except ImportError:  # pragma: no cover - the project pins orjson
+
     def _dumps(obj: Any) -> Any:
         return json.dumps(obj, separators=(",", ":"))
 
@@ -146,17 +147,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="a fast, rougher run")
     parser.add_argument("--hands", type=int, default=0, help="GreedyBot hands per row")
     parser.add_argument("--preset", action="append", help="only these presets")
-    parser.add_argument("--pure", action="store_true",
-                        help="run the Python sources even where a compiled build is in place")
+    parser.add_argument(
+        "--pure",
+        action="store_true",
+        help="run the Python sources even where a compiled build is in place",
+    )
     args = parser.parse_args(argv)
     hands = args.hands or (30 if args.quick else 300)
     timed = max(5, hands // 5)
     gc.freeze()  # as the server does after start-up: the deals are long-lived objects
     result: dict[str, dict[str, dict[str, float]]] = {}
-    header = (f"{'preset':<14}{'pl':>3}{'hands/s':>10}{'apply med':>11}{'apply p99':>11}"
-              f"{'views med':>11}{'apply+views':>13}{'roundtrip':>11}")
-    print(f"rules engine benchmark ({hands} GreedyBot hands per row, {timed} timed in detail,"
-          f" {CODEC}; times in microseconds)")
+    header = (
+        f"{'preset':<14}{'pl':>3}{'hands/s':>10}{'apply med':>11}{'apply p99':>11}"
+        f"{'views med':>11}{'apply+views':>13}{'roundtrip':>11}"
+    )
+    print(
+        f"rules engine benchmark ({hands} GreedyBot hands per row, {timed} timed in detail,"
+        f" {CODEC}; times in microseconds)"
+    )
     print(native.describe())
     print(header)
     print("-" * len(header))
@@ -164,10 +172,13 @@ def main(argv: list[str] | None = None) -> int:
         for players in PRESET_PLAYERS[preset]:
             rate = bench_hands(preset, players, hands)
             figures = bench_commands(preset, players, timed)
-            print(f"{preset:<14}{players:>3}{rate:>10.0f}{figures['apply_median_us']:>11.1f}"
-                  f"{figures['apply_p99_us']:>11.1f}{figures['views_median_us']:>11.1f}"
-                  f"{figures['apply_views_median_us']:>13.1f}"
-                  f"{figures['state_roundtrip_us']:>11.1f}", flush=True)
+            print(
+                f"{preset:<14}{players:>3}{rate:>10.0f}{figures['apply_median_us']:>11.1f}"
+                f"{figures['apply_p99_us']:>11.1f}{figures['views_median_us']:>11.1f}"
+                f"{figures['apply_views_median_us']:>13.1f}"
+                f"{figures['state_roundtrip_us']:>11.1f}",
+                flush=True,
+            )
             result.setdefault(preset, {})[str(players)] = {
                 "greedy_hands_per_s": round(rate, 1),
                 "apply_median_us": round(figures["apply_median_us"], 2),
@@ -175,8 +186,10 @@ def main(argv: list[str] | None = None) -> int:
                 "views_median_us": round(figures["views_median_us"], 2),
                 "state_roundtrip_us": round(figures["state_roundtrip_us"], 2),
             }
-    print("targets: >= 300 four-player hands/s; apply + every view < 100 us median;"
-          " state round trip < 50 us")
+    print(
+        "targets: >= 300 four-player hands/s; apply + every view < 100 us median;"
+        " state round trip < 50 us"
+    )
     print(json.dumps(result, separators=(",", ":")))
     return 0
 

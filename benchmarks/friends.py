@@ -35,9 +35,11 @@ from tests.support import run_alembic  # noqa: E402
 from tests.tables.harness import Player, Server, create_table, sit, start_servers  # noqa: E402
 
 PG = os.environ.get("BURACO_BENCH_DATABASE_URL") or os.environ.get(
-    "BURACO_TEST_DATABASE_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/buraco_test")
+    "BURACO_TEST_DATABASE_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/buraco_test"
+)
 REDIS = os.environ.get("BURACO_BENCH_REDIS_URL") or os.environ.get(
-    "BURACO_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
+    "BURACO_TEST_REDIS_URL", "redis://127.0.0.1:6379/15"
+)
 RULES = {"hand_size": 20, "muerto_size": 11, "stock_end": 20}
 
 
@@ -69,8 +71,10 @@ async def emotes(server: Server, n: int) -> dict[str, float]:
             await asyncio.sleep(0.5)  # stay under the per-socket message rate
     for p in players:
         await p.aclose()
-    return {"emote_p50_ms": round(statistics.median(lat), 2),
-            "emote_p99_ms": round(pct(lat, 0.99), 2)}
+    return {
+        "emote_p50_ms": round(statistics.median(lat), 2),
+        "emote_p99_ms": round(pct(lat, 0.99), 2),
+    }
 
 
 async def rematches(server: Server, r: int) -> dict[str, float]:
@@ -92,8 +96,7 @@ async def rematches(server: Server, r: int) -> dict[str, float]:
         mark = len(a.frames)
         t0 = time.perf_counter()
         answer = (await b.http.post(f"/api/tables/{tid}/rematch")).json()
-        await a.wait_frame(lambda f: f["type"] == "rematch" and f["state"] == "started",
-                           since=mark)
+        await a.wait_frame(lambda f: f["type"] == "rematch" and f["state"] == "started", since=mark)
         pushed.append((time.perf_counter() - t0) * 1000)
         tid = answer["new_table"]
         await a.watch(tid)
@@ -102,10 +105,12 @@ async def rematches(server: Server, r: int) -> dict[str, float]:
         await b.watch(tid)
     for p in (a, b):
         await p.aclose()
-    return {"rematch_started_p50_ms": round(statistics.median(pushed), 1),
-            "rematch_started_max_ms": round(max(pushed), 1),
-            "rematch_dealt_p50_ms": round(statistics.median(dealt), 1),
-            "rematch_dealt_max_ms": round(max(dealt), 1)}
+    return {
+        "rematch_started_p50_ms": round(statistics.median(pushed), 1),
+        "rematch_started_max_ms": round(max(pushed), 1),
+        "rematch_dealt_p50_ms": round(statistics.median(dealt), 1),
+        "rematch_dealt_max_ms": round(max(dealt), 1),
+    }
 
 
 async def main(args: argparse.Namespace) -> dict[str, float]:
@@ -114,9 +119,17 @@ async def main(args: argparse.Namespace) -> dict[str, float]:
     client.flushdb()
     client.close()
     var = Path(tempfile.mkdtemp(prefix="friends-bench-"))
-    server = start_servers(1, PG, REDIS, var, turn_seconds=300, turbo_turn_seconds=300,
-                           disconnect_grace_seconds=300, emote_limit=100_000,
-                           emote_window_seconds=1)[0]
+    server = start_servers(
+        1,
+        PG,
+        REDIS,
+        var,
+        turn_seconds=300,
+        turbo_turn_seconds=300,
+        disconnect_grace_seconds=300,
+        emote_limit=100_000,
+        emote_window_seconds=1,
+    )[0]
     try:
         out = await emotes(server, args.emotes)
         out.update(await rematches(server, args.rematches))

@@ -27,16 +27,28 @@ async def endpoint(scope: Scope, receive: Receive, send: Send) -> None:
     if scope["method"] == "POST":
         while (await receive()).get("more_body"):
             pass
-    await send({"type": "http.response.start", "status": 200,
-                "headers": [(b"content-type", b"application/json")]})
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 200,
+            "headers": [(b"content-type", b"application/json")],
+        }
+    )
     await send({"type": "http.response.body", "body": b"{}"})
 
 
 def _scope(method: str) -> dict[str, Any]:
-    return {"type": "http", "method": method, "path": "/api/tables",
-            "query_string": b"status=waiting&players=2",
-            "headers": [(b"host", b"game.example"), (b"origin", b"https://game.example"),
-                        (b"content-type", b"application/json")]}
+    return {
+        "type": "http",
+        "method": method,
+        "path": "/api/tables",
+        "query_string": b"status=waiting&players=2",
+        "headers": [
+            (b"host", b"game.example"),
+            (b"origin", b"https://game.example"),
+            (b"content-type", b"application/json"),
+        ],
+    }
 
 
 async def per_request_us(app: ASGIApp, method: str, n: int) -> float:
@@ -55,13 +67,16 @@ async def per_request_us(app: ASGIApp, method: str, n: int) -> float:
 
 
 async def main(n: int) -> None:
-    guarded = SecurityHeaders(OriginGuard(NulGuard(endpoint), settings=Settings(env="test")),
-                              hsts=False)
+    guarded = SecurityHeaders(
+        OriginGuard(NulGuard(endpoint), settings=Settings(env="test")), hsts=False
+    )
     for method in ("GET", "POST"):
         bare = await per_request_us(endpoint, method, n)
         full = await per_request_us(guarded, method, n)
-        print(f"{method}: bare {bare:.1f} µs, behind the guards {full:.1f} µs "
-              f"(+{full - bare:.1f} µs a request)")
+        print(
+            f"{method}: bare {bare:.1f} µs, behind the guards {full:.1f} µs "
+            f"(+{full - bare:.1f} µs a request)"
+        )
 
 
 if __name__ == "__main__":

@@ -103,8 +103,18 @@ def rss_mib(pid: int) -> float:
 # Commands Redis counts that are not round trips of their own: those the commit script
 # runs inside Redis, and those the app pipelines behind another (HGET of the command id
 # behind the load's HMGET; ZADD of a new turn clock behind the commit's EVALSHA).
-NOT_ROUND_TRIPS = {"hset", "xadd", "rpush", "expire", "publish", "spublish", "hget", "zadd",
-                   "info", "hello"}
+NOT_ROUND_TRIPS = {
+    "hset",
+    "xadd",
+    "rpush",
+    "expire",
+    "publish",
+    "spublish",
+    "hget",
+    "zadd",
+    "info",
+    "hello",
+}
 
 
 def round_trips(calls: Counter[str]) -> int:
@@ -124,10 +134,15 @@ class RedisNodes:
             host, port = first.rsplit(":", 1)
             seed = redis.Redis(host=host, port=int(port), ssl=scheme == "rediss")
             nodes = seed.execute_command("CLUSTER NODES")  # redis-py parses it: addr -> info
-            masters = [addr.split("@")[0] for addr, info in nodes.items()
-                       if "master" in str(info["flags"])]
-            self.clients = [redis.Redis(host=m.rsplit(":", 1)[0], port=int(m.rsplit(":", 1)[1]),
-                                        ssl=scheme == "rediss") for m in masters]
+            masters = [
+                addr.split("@")[0] for addr, info in nodes.items() if "master" in str(info["flags"])
+            ]
+            self.clients = [
+                redis.Redis(
+                    host=m.rsplit(":", 1)[0], port=int(m.rsplit(":", 1)[1]), ssl=scheme == "rediss"
+                )
+                for m in masters
+            ]
         else:
             self.clients = [redis.Redis.from_url(url)]
 
@@ -157,9 +172,24 @@ def start_redis(log_dir: Path) -> tuple[subprocess.Popen[bytes], str, Path]:
     port = free_port()
     workdir = Path(tempfile.mkdtemp(prefix="buraco-load-redis-"))
     proc = subprocess.Popen(
-        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly",
-         "no", "--dir", str(workdir), "--maxclients", "20000"],
-        stdout=(log_dir / "redis.log").open("wb"), stderr=subprocess.STDOUT)
+        [
+            binary,
+            "--port",
+            str(port),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--dir",
+            str(workdir),
+            "--maxclients",
+            "20000",
+        ],
+        stdout=(log_dir / "redis.log").open("wb"),
+        stderr=subprocess.STDOUT,
+    )
     url = f"redis://127.0.0.1:{port}/0"
     for _ in range(100):
         with contextlib.suppress(redis.ConnectionError):
@@ -181,14 +211,18 @@ async def fresh_database(admin_url: str, name: str) -> str:
         await conn.close()
     url = admin_url.rsplit("/", 1)[0] + "/" + name
     env = {**os.environ, "BURACO_DATABASE_URL": url}
-    subprocess.run([sys.executable, "-m", "alembic", "upgrade", "head"], cwd=REPO, env=env,
-                   check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "alembic", "upgrade", "head"],
+        cwd=REPO,
+        env=env,
+        check=True,
+        capture_output=True,
+    )
     return url
 
 
 def start(cmd: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
-    return subprocess.Popen(cmd, cwd=REPO, env=env, stdout=log.open("wb"),
-                            stderr=subprocess.STDOUT)
+    return subprocess.Popen(cmd, cwd=REPO, env=env, stdout=log.open("wb"), stderr=subprocess.STDOUT)
 
 
 def stop(procs: list[subprocess.Popen[bytes]]) -> None:
@@ -217,7 +251,7 @@ def wait_ready(url: str, proc: subprocess.Popen[bytes], timeout: float = 60) -> 
 # The baseline: what any durable server must do per move at the least (one script call
 # on Redis, one frame to each of the table's sockets), on the loop and pool the app
 # servers use. A Redis error is answered with an error frame and counted.
-BASELINE_SERVER = textwrap.dedent('''
+BASELINE_SERVER = textwrap.dedent("""
     import asyncio, gc, sys, orjson, uvloop, websockets
     from app.core.redis import create_redis
     SCRIPT = "redis.call('HINCRBY', KEYS[1], 'v', 1); return redis.call('HGET', KEYS[1], 'v')"
@@ -251,7 +285,7 @@ BASELINE_SERVER = textwrap.dedent('''
     uvloop.install()
     gc.collect(); gc.freeze(); gc.set_threshold(20_000, 50, 100)  # as app.main._tune_gc
     asyncio.run(main(int(sys.argv[1]), sys.argv[2], int(sys.argv[3])))
-''')
+""")
 
 
 # ---------------------------------------------------------------- the client
@@ -389,8 +423,7 @@ class Table:
                 self.melds[team].append(build_meld(cards, self.rules, team))
             else:
                 team, index = e["team"], e["index"]
-                self.melds[team][index] = add_to_meld(self.melds[team][index], cards,
-                                                      self.rules)
+                self.melds[team][index] = add_to_meld(self.melds[team][index], cards, self.rules)
         except (RuleViolation, IndexError):
             self.stale_melds = True
 
@@ -439,7 +472,7 @@ class Table:
             by_suit.setdefault(SUIT[card], []).append(card)
         for cards in by_suit.values():
             for i in range(len(cards) - 2):
-                window = cards[i:i + 3]
+                window = cards[i : i + 3]
                 with contextlib.suppress(RuleViolation):
                     build_meld(window, self.rules, team)
                     return window
@@ -458,8 +491,11 @@ class Table:
         ack_fut: asyncio.Future[dict[str, Any]] = loop.create_future()
         seat.acks[cid] = ack_fut
         t0 = time.perf_counter()
-        await seat.ws.send(orjson.dumps({"type": "command", "table": self.tid, "cid": cid,
-                                         "command": command}).decode())
+        await seat.ws.send(
+            orjson.dumps(
+                {"type": "command", "table": self.tid, "cid": cid, "command": command}
+            ).decode()
+        )
         try:
             ack = await asyncio.wait_for(ack_fut, timeout)
         except TimeoutError:
@@ -489,6 +525,7 @@ class Table:
 async def pace(tables: list[Any], stats: Stats, seconds: float, timeout: float) -> None:
     """Each table is offered one move a second, at its own phase within the second; a
     move slower than a second makes its table miss ticks, which count as offered."""
+
     async def one(table: Any, offset: float) -> None:
         await asyncio.sleep(offset)
         start = time.perf_counter()
@@ -536,8 +573,10 @@ async def gather_limited(coros: list[Any], limit: int = 64) -> list[Any]:
 
 async def setup_tables(bases: list[str], k: int, hand_size: int) -> tuple[list[Table], list[str]]:
     """Guests, tables (4 seats, each on a process in turn), sockets watching."""
-    clients = [httpx.AsyncClient(base_url=b, timeout=60,
-                                 limits=httpx.Limits(max_connections=32)) for b in bases]
+    clients = [
+        httpx.AsyncClient(base_url=b, timeout=60, limits=httpx.Limits(max_connections=32))
+        for b in bases
+    ]
     rules = {"hand_size": hand_size, "muerto_size": hand_size}
 
     async def guest(i: int) -> str:
@@ -553,15 +592,18 @@ async def setup_tables(bases: list[str], k: int, hand_size: int) -> tuple[list[T
 
     async def make(t: int) -> Table:
         c = clients[t % len(clients)]
-        own = cookies[4 * t: 4 * t + 4]
-        r = await c.post("/api/tables", json={"players": 4, "rules": rules, "name": "load",
-                                              "target_score": TARGET_SCORE},
-                         cookies={"buraco_session": own[0]})
+        own = cookies[4 * t : 4 * t + 4]
+        r = await c.post(
+            "/api/tables",
+            json={"players": 4, "rules": rules, "name": "load", "target_score": TARGET_SCORE},
+            cookies={"buraco_session": own[0]},
+        )
         r.raise_for_status()
         tid = r.json()["id"]
         for seat in (1, 2, 3):
-            r = await c.post(f"/api/tables/{tid}/sit", json={"seat": seat},
-                             cookies={"buraco_session": own[seat]})
+            r = await c.post(
+                f"/api/tables/{tid}/sit", json={"seat": seat}, cookies={"buraco_session": own[seat]}
+            )
             r.raise_for_status()
         return Table(tid, 4)
 
@@ -571,23 +613,31 @@ async def setup_tables(bases: list[str], k: int, hand_size: int) -> tuple[list[T
     return tables, cookies
 
 
-async def connect_seats(tables: list[Table], cookies: list[str], ws_urls: list[str],
-                        stats: Stats) -> list[asyncio.Task[None]]:
+async def connect_seats(
+    tables: list[Table], cookies: list[str], ws_urls: list[str], stats: Stats
+) -> list[asyncio.Task[None]]:
     readers = []
 
     async def open_seat(t: int, seat: Seat) -> None:
         url = ws_urls[(t + seat.index) % len(ws_urls)]
         seat.ws = await websockets.connect(
-            url, additional_headers={"Cookie": f"buraco_session={cookies[4 * t + seat.index]}",
-                                     "Origin": ORIGIN},
-            ping_interval=None, max_queue=None, open_timeout=60,
-            compression=None)
+            url,
+            additional_headers={
+                "Cookie": f"buraco_session={cookies[4 * t + seat.index]}",
+                "Origin": ORIGIN,
+            },
+            ping_interval=None,
+            max_queue=None,
+            open_timeout=60,
+            compression=None,
+        )
         await seat.ws.recv()  # hello
         readers.append(asyncio.create_task(seat.run(stats)))
         await seat.ws.send(orjson.dumps({"type": "watch", "table": seat.table.tid}).decode())
 
-    await gather_limited([open_seat(t, s) for t, table in enumerate(tables)
-                          for s in table.seats], 64)
+    await gather_limited(
+        [open_seat(t, s) for t, table in enumerate(tables) for s in table.seats], 64
+    )
     deadline = time.monotonic() + 120
     while any(t.phase != "draw" or any(s.v == 0 for s in t.seats) for t in tables):
         if time.monotonic() > deadline:
@@ -635,26 +685,27 @@ class EchoTable:
         self.waiting = (v, t0, fut)
         await self.socks[v % len(self.socks)].send(orjson.dumps({"m": v}).decode())
         waiters: set[asyncio.Future[Any]] = {fut, self.error}
-        done, _ = await asyncio.wait(waiters, timeout=timeout,
-                                     return_when=asyncio.FIRST_COMPLETED)
+        done, _ = await asyncio.wait(waiters, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
         self.counts.pop(v - 4, None)
         if fut in done:
             if counted:
                 stats.served += 1
                 stats.latencies.append(fut.result() * 1000)
             return
-        stats.failed(self.error.result() if self.error in done else "timeout", timeout,
-                     counted)
+        stats.failed(self.error.result() if self.error in done else "timeout", timeout, counted)
         self.v = max(self.v, v)
 
 
-async def start_baseline(k: int, redis_url: str, log_dir: Path
-                         ) -> tuple[subprocess.Popen[bytes], list[EchoTable], list[Any]]:
+async def start_baseline(
+    k: int, redis_url: str, log_dir: Path
+) -> tuple[subprocess.Popen[bytes], list[EchoTable], list[Any]]:
     run_id = os.urandom(4).hex()  # fresh keys: versions start at 1 even if Redis kept old ones
     port = free_port()
-    proc = start([sys.executable, "-c", BASELINE_SERVER, str(port), redis_url,
-                  str(MAX_CONNECTIONS)], {**os.environ, "PYTHONPATH": str(REPO)},
-                 log_dir / "baseline.log")
+    proc = start(
+        [sys.executable, "-c", BASELINE_SERVER, str(port), redis_url, str(MAX_CONNECTIONS)],
+        {**os.environ, "PYTHONPATH": str(REPO)},
+        log_dir / "baseline.log",
+    )
     for _ in range(200):
         with contextlib.suppress(OSError):
             socket.create_connection(("127.0.0.1", port), 0.2).close()
@@ -664,8 +715,13 @@ async def start_baseline(k: int, redis_url: str, log_dir: Path
     readers = []
 
     async def open_sock(table: EchoTable) -> None:
-        ws = await websockets.connect(f"ws://127.0.0.1:{port}", ping_interval=None,
-                                      max_queue=None, open_timeout=60, compression=None)
+        ws = await websockets.connect(
+            f"ws://127.0.0.1:{port}",
+            ping_interval=None,
+            max_queue=None,
+            open_timeout=60,
+            compression=None,
+        )
         await ws.send(orjson.dumps({"table": table.tid}).decode())
         table.socks.append(ws)
         readers.append(asyncio.create_task(table.read(ws)))
@@ -677,8 +733,14 @@ async def start_baseline(k: int, redis_url: str, log_dir: Path
 # ---------------------------------------------------------------- main
 
 
-async def window(system: Stats, tables: list[Any], seconds: float, timeout: float,
-                 pids: list[int], nodes: RedisNodes) -> None:
+async def window(
+    system: Stats,
+    tables: list[Any],
+    seconds: float,
+    timeout: float,
+    pids: list[int],
+    nodes: RedisNodes,
+) -> None:
     """One measured window of one system: a short warm-up, then ``seconds`` counted."""
     warm = min(3.0, seconds / 4)
     task = asyncio.create_task(pace(tables, system, seconds + warm, timeout))
@@ -699,20 +761,28 @@ async def window(system: Stats, tables: list[Any], seconds: float, timeout: floa
 
 def app_env(db_url: str, redis_url: str, log_dir: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("BURACO_")}
-    env.update({
-        "BURACO_ENV": "test", "BURACO_DATABASE_URL": db_url, "BURACO_REDIS_URL": redis_url,
-        "BURACO_TURN_SECONDS": "3600", "BURACO_TURBO_TURN_SECONDS": "3600",
-        "BURACO_DISCONNECT_GRACE_SECONDS": "3600", "BURACO_BOT_DELAY_SECONDS": "0",
-        "BURACO_SIGNUP_LIMIT_PER_IP": "1000000", "BURACO_WS_ALLOWED_ORIGINS": ORIGIN,
-        "BURACO_LOG_LEVEL": "WARNING", "BURACO_VAR_DIR": str(log_dir),
-        "BURACO_FRONTEND_DIR": str(log_dir / "none"),
-        "BURACO_REDIS_MAX_CONNECTIONS": str(MAX_CONNECTIONS),
-        # Guests may not open 4-seat (special) tables with the economy on; the economy
-        # only acts when a game starts and ends, never on a move, so it is off here.
-        "BURACO_ECONOMY_ENABLED": "false",
-        # Every simulated player connects from 127.0.0.1 (docs/security.md: per address).
-        "BURACO_WS_MAX_SOCKETS_PER_IP": "1000000",
-    })
+    env.update(
+        {
+            "BURACO_ENV": "test",
+            "BURACO_DATABASE_URL": db_url,
+            "BURACO_REDIS_URL": redis_url,
+            "BURACO_TURN_SECONDS": "3600",
+            "BURACO_TURBO_TURN_SECONDS": "3600",
+            "BURACO_DISCONNECT_GRACE_SECONDS": "3600",
+            "BURACO_BOT_DELAY_SECONDS": "0",
+            "BURACO_SIGNUP_LIMIT_PER_IP": "1000000",
+            "BURACO_WS_ALLOWED_ORIGINS": ORIGIN,
+            "BURACO_LOG_LEVEL": "WARNING",
+            "BURACO_VAR_DIR": str(log_dir),
+            "BURACO_FRONTEND_DIR": str(log_dir / "none"),
+            "BURACO_REDIS_MAX_CONNECTIONS": str(MAX_CONNECTIONS),
+            # Guests may not open 4-seat (special) tables with the economy on; the economy
+            # only acts when a game starts and ends, never on a move, so it is off here.
+            "BURACO_ECONOMY_ENABLED": "false",
+            # Every simulated player connects from 127.0.0.1 (docs/security.md: per address).
+            "BURACO_WS_MAX_SOCKETS_PER_IP": "1000000",
+        }
+    )
     return env
 
 
@@ -733,30 +803,62 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             shutil.rmtree(redis_dir, ignore_errors=True)
 
 
-async def measure(args: argparse.Namespace, log_dir: Path, redis_url: str,
-                  owned: list[subprocess.Popen[bytes]]) -> dict[str, Any]:
+async def measure(
+    args: argparse.Namespace, log_dir: Path, redis_url: str, owned: list[subprocess.Popen[bytes]]
+) -> dict[str, Any]:
     nodes = RedisNodes(redis_url)
     db_url = await fresh_database(args.pg_admin_url, args.database)
     env = app_env(db_url, redis_url, log_dir)
     ports = [free_port() for _ in range(args.processes)]
-    profile = (lambda p: ["-m", "cProfile", "-o", f"{args.profile}/server-{p}.prof"]
-               ) if args.profile else (lambda p: [])
-    procs = [start([sys.executable, *profile(p), "-m", "uvicorn", "app.main:create_app",
-                    "--factory",
-                    "--host", "127.0.0.1", "--port", str(p), "--no-access-log",
-                    "--log-level", "warning", "--loop", "uvloop", "--ws", "websockets",
-                    "--backlog", "4096", "--ws-per-message-deflate", "false"],
-                   env, log_dir / f"uvicorn-{p}.log") for p in ports]
+    profile = (
+        (lambda p: ["-m", "cProfile", "-o", f"{args.profile}/server-{p}.prof"])
+        if args.profile
+        else (lambda p: [])
+    )
+    procs = [
+        start(
+            [
+                sys.executable,
+                *profile(p),
+                "-m",
+                "uvicorn",
+                "app.main:create_app",
+                "--factory",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(p),
+                "--no-access-log",
+                "--log-level",
+                "warning",
+                "--loop",
+                "uvloop",
+                "--ws",
+                "websockets",
+                "--backlog",
+                "4096",
+                "--ws-per-message-deflate",
+                "false",
+            ],
+            env,
+            log_dir / f"uvicorn-{p}.log",
+        )
+        for p in ports
+    ]
     owned.extend(procs)
     for p, proc in zip(ports, procs, strict=True):
         wait_ready(f"http://127.0.0.1:{p}/readyz", proc)
     bases = [f"http://127.0.0.1:{p}" for p in ports]
-    print(f"starting {args.tables} tables ({4 * args.tables} sockets) on "
-          f"{args.processes} processes, hands of {args.hand_size}", flush=True)
+    print(
+        f"starting {args.tables} tables ({4 * args.tables} sockets) on "
+        f"{args.processes} processes, hands of {args.hand_size}",
+        flush=True,
+    )
     tables, cookies = await setup_tables(bases, args.tables, args.hand_size)
     main_stats, base_stats = Stats(), Stats()
-    readers = await connect_seats(tables, cookies, [b.replace("http", "ws") + "/ws"
-                                                    for b in bases], main_stats)
+    readers = await connect_seats(
+        tables, cookies, [b.replace("http", "ws") + "/ws" for b in bases], main_stats
+    )
     base_proc, echo_tables, echo_readers = await start_baseline(args.tables, redis_url, log_dir)
     owned.append(base_proc)
     print("all tables playing; alternating windows", flush=True)
@@ -781,28 +883,43 @@ async def measure(args: argparse.Namespace, log_dir: Path, redis_url: str,
     return summary(args, main_stats, base_stats, client_cpu, rss)
 
 
-def summary(args: argparse.Namespace, m: Stats, b: Stats, client_cpu: float,
-            rss: list[float]) -> dict[str, Any]:
+def summary(
+    args: argparse.Namespace, m: Stats, b: Stats, client_cpu: float, rss: list[float]
+) -> dict[str, Any]:
     served, base_served = max(m.served, 1), max(b.served, 1)
-    p99, base_p99 = pct(m.latencies, .99), pct(b.latencies, .99)
+    p99, base_p99 = pct(m.latencies, 0.99), pct(b.latencies, 0.99)
     cpu_us, base_cpu_us = m.cpu / served * 1e6, b.cpu / base_served * 1e6
-    print(f"server: {m.served}/{m.offered} moves served in {m.seconds:.1f}s "
-          f"({dict(m.kinds)}), failures {dict(m.errors)}, gaps {m.gaps}, duplicates "
-          f"{m.dups}", flush=True)
-    print(f"server CPU {cpu_us:.0f} us/move, Redis CPU {m.redis_cpu / served * 1e6:.0f} "
-          f"us/move, Redis commands/move {m.commands / served:.2f}: "
-          f"{ {k: round(v / served, 2) for k, v in m.calls.most_common(12) if v > 0} }",
-          flush=True)
-    print(f"baseline: {b.served}/{b.offered} moves, failures {dict(b.errors)}, p50 "
-          f"{pct(b.latencies, .5):.2f} ms, p99 {base_p99:.2f} ms, CPU {base_cpu_us:.0f} "
-          f"us/move, Redis CPU {b.redis_cpu / base_served * 1e6:.0f} us/move", flush=True)
+    print(
+        f"server: {m.served}/{m.offered} moves served in {m.seconds:.1f}s "
+        f"({dict(m.kinds)}), failures {dict(m.errors)}, gaps {m.gaps}, duplicates "
+        f"{m.dups}",
+        flush=True,
+    )
+    print(
+        f"server CPU {cpu_us:.0f} us/move, Redis CPU {m.redis_cpu / served * 1e6:.0f} "
+        f"us/move, Redis commands/move {m.commands / served:.2f}: "
+        f"{ {k: round(v / served, 2) for k, v in m.calls.most_common(12) if v > 0} }",
+        flush=True,
+    )
+    print(
+        f"baseline: {b.served}/{b.offered} moves, failures {dict(b.errors)}, p50 "
+        f"{pct(b.latencies, 0.5):.2f} ms, p99 {base_p99:.2f} ms, CPU {base_cpu_us:.0f} "
+        f"us/move, Redis CPU {b.redis_cpu / base_served * 1e6:.0f} us/move",
+        flush=True,
+    )
     elapsed = m.seconds + b.seconds
-    print(f"client CPU {client_cpu:.2f}s ({client_cpu / max(elapsed, 1e-9):.0%} of a core); "
-          f"load average {os.getloadavg()[0]:.2f}; RSS per process {rss}", flush=True)
+    print(
+        f"client CPU {client_cpu:.2f}s ({client_cpu / max(elapsed, 1e-9):.0%} of a core); "
+        f"load average {os.getloadavg()[0]:.2f}; RSS per process {rss}",
+        flush=True,
+    )
     return {
-        "tables": args.tables, "processes": args.processes, "hand_size": args.hand_size,
+        "tables": args.tables,
+        "processes": args.processes,
+        "hand_size": args.hand_size,
         "moves_per_s": round(m.served / max(m.seconds, 1e-9), 1),
-        "p50_ms": round(pct(m.latencies, .5), 2), "p99_ms": round(p99, 2),
+        "p50_ms": round(pct(m.latencies, 0.5), 2),
+        "p99_ms": round(p99, 2),
         "served_ratio": round(m.served / max(m.offered, 1), 4),
         "redis_round_trips_per_move": round(round_trips(m.calls) / served, 2),
         "redis_commands_per_move": round(m.commands / served, 2),
@@ -815,7 +932,9 @@ def summary(args: argparse.Namespace, m: Stats, b: Stats, client_cpu: float,
         "redis_cpu_us_per_move": round(m.redis_cpu / served * 1e6),
         "baseline_redis_cpu_us_per_move": round(b.redis_cpu / base_served * 1e6),
         "rss_mib_per_process": round(sum(rss) / max(len(rss), 1), 1),
-        "lost": m.gaps, "duplicated": m.dups, "failures": sum(m.errors.values()),
+        "lost": m.gaps,
+        "duplicated": m.dups,
+        "failures": sum(m.errors.values()),
         "client_cpu_share": round(client_cpu / max(elapsed, 1e-9), 2),
         "load_average": round(os.getloadavg()[0], 2),
     }
@@ -825,23 +944,40 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--tables", type=int, default=100)
     parser.add_argument("--processes", type=int, default=2)
-    parser.add_argument("--seconds", type=float, default=20,
-                        help="measured seconds per system, split over the rounds")
-    parser.add_argument("--rounds", type=int, default=2,
-                        help="alternations of the main run and the baseline")
-    parser.add_argument("--hand-size", type=int, default=11,
-                        help="cards per hand and per muerto (11 in every real preset)")
-    parser.add_argument("--move-timeout", type=float, default=5.0,
-                        help="a move not seen by all four sockets by then has failed")
-    parser.add_argument("--redis-url", default="",
-                        help="a Redis (or redis+cluster://) to use instead of starting "
-                             "one; never flushed")
-    parser.add_argument("--pg-admin-url",
-                        default="postgresql+asyncpg://postgres@127.0.0.1:5432/postgres")
+    parser.add_argument(
+        "--seconds",
+        type=float,
+        default=20,
+        help="measured seconds per system, split over the rounds",
+    )
+    parser.add_argument(
+        "--rounds", type=int, default=2, help="alternations of the main run and the baseline"
+    )
+    parser.add_argument(
+        "--hand-size",
+        type=int,
+        default=11,
+        help="cards per hand and per muerto (11 in every real preset)",
+    )
+    parser.add_argument(
+        "--move-timeout",
+        type=float,
+        default=5.0,
+        help="a move not seen by all four sockets by then has failed",
+    )
+    parser.add_argument(
+        "--redis-url",
+        default="",
+        help="a Redis (or redis+cluster://) to use instead of starting one; never flushed",
+    )
+    parser.add_argument(
+        "--pg-admin-url", default="postgresql+asyncpg://postgres@127.0.0.1:5432/postgres"
+    )
     parser.add_argument("--database", default="buraco_load")
     parser.add_argument("--log-dir", default="/tmp/buraco-load")
-    parser.add_argument("--profile", default="",
-                        help="a folder: run the servers under cProfile and write there")
+    parser.add_argument(
+        "--profile", default="", help="a folder: run the servers under cProfile and write there"
+    )
     args = parser.parse_args()
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 65536), hard))

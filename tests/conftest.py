@@ -37,9 +37,11 @@ from app import native
 if os.environ.get("BURACO_RULES_PURE", "") == "1":
     native.use_sources()
 elif native.status() == native.STALE:
-    pytest.exit("the compiled rules engine is stale (app/rules changed since it was built):"
-                " run `make native` (or `python -m app.native clean` to test the sources)",
-                returncode=4)
+    pytest.exit(
+        "the compiled rules engine is stale (app/rules changed since it was built):"
+        " run `make native` (or `python -m app.native clean` to test the sources)",
+        returncode=4,
+    )
 
 from app.core.config import Settings  # noqa: E402
 from app.main import create_app  # noqa: E402
@@ -54,9 +56,11 @@ from tests.support import (  # noqa: E402
 
 CI = os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
 # Under pytest-xdist each worker has its own database and Redis server (tests/support.py).
-TEST_DATABASE_URL = per_worker_database(os.environ.get(
-    "BURACO_TEST_DATABASE_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/buraco_test"
-))
+TEST_DATABASE_URL = per_worker_database(
+    os.environ.get(
+        "BURACO_TEST_DATABASE_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/buraco_test"
+    )
+)
 TEST_REDIS_URL = os.environ.get("BURACO_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
 
 SKIP_PREFIX = "needs a real server:"
@@ -200,9 +204,14 @@ async def embedded_client(embedded_app: FastAPI) -> AsyncIterator[httpx.AsyncCli
 # Timing-sensitive or CPU-heavy tests (a browser, processes killed on purpose, one-second
 # clocks): `make test` runs them after the parallel part, one at a time, so two xdist
 # workers never fight over this machine's two cores while they run.
-SERIAL_PATHS = ("tests/e2e/", "tests/tables/test_failover.py", "tests/tables/test_clocks.py",
-                "tests/ops/test_restart.py", "tests/ops/test_production_logs.py",
-                "tests/tables/test_bots_live.py")
+SERIAL_PATHS = (
+    "tests/e2e/",
+    "tests/tables/test_failover.py",
+    "tests/tables/test_clocks.py",
+    "tests/ops/test_restart.py",
+    "tests/ops/test_production_logs.py",
+    "tests/tables/test_bots_live.py",
+)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

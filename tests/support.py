@@ -60,8 +60,7 @@ def per_worker_database(url: str) -> str:
     if not worker:
         return url
     parsed = make_url(url)
-    return parsed.set(database=f"{parsed.database}_{worker}").render_as_string(
-        hide_password=False)
+    return parsed.set(database=f"{parsed.database}_{worker}").render_as_string(hide_password=False)
 
 
 def start_redis_server() -> tuple[subprocess.Popen[bytes], str] | None:
@@ -73,8 +72,10 @@ def start_redis_server() -> tuple[subprocess.Popen[bytes], str] | None:
         return None
     port = free_port()
     proc = subprocess.Popen(
-        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly",
-         "no"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
         with socket.socket() as s, contextlib.suppress(OSError):
@@ -156,8 +157,16 @@ async def truncate_pg_tables(url: str) -> None:
 
 # How the Makefile and the Dockerfile start the server (their other flags are for the
 # network they serve on).
-UVICORN = [sys.executable, "-m", "uvicorn", "app.main:create_app", "--factory",
-           "--no-access-log", "--ws-per-message-deflate", "false"]
+UVICORN = [
+    sys.executable,
+    "-m",
+    "uvicorn",
+    "app.main:create_app",
+    "--factory",
+    "--no-access-log",
+    "--ws-per-message-deflate",
+    "false",
+]
 
 
 def free_port() -> int:
@@ -175,10 +184,15 @@ def fuzz(operations: list[Any], examples: int, check: Callable[[Any], None]) -> 
 
     for op in operations:
         for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE):
+
             @given(case=op.as_strategy(generation_mode=mode))
-            @settings(max_examples=examples, deadline=None, database=None,
-                      phases=[Phase.explicit, Phase.generate],
-                      suppress_health_check=list(HealthCheck))
+            @settings(
+                max_examples=examples,
+                deadline=None,
+                database=None,
+                phases=[Phase.explicit, Phase.generate],
+                suppress_health_check=list(HealthCheck),
+            )
             def run(case: Any) -> None:
                 check(case)
 
@@ -209,19 +223,27 @@ def serve_in_thread(app: Any) -> Iterator[str]:
         thread.join(timeout=10)
 
 
-def start_uvicorn(port: int, env: dict[str, str], cwd: Path, log_path: Path,
-                  args: tuple[str, ...] = (), command: list[str] | None = None,
-                  ) -> subprocess.Popen[bytes]:
+def start_uvicorn(
+    port: int,
+    env: dict[str, str],
+    cwd: Path,
+    log_path: Path,
+    args: tuple[str, ...] = (),
+    command: list[str] | None = None,
+) -> subprocess.Popen[bytes]:
     """A real uvicorn process on 127.0.0.1:``port``, its output in ``log_path``
     (``args``: more uvicorn options; ``command``: instead of UVICORN)."""
     with log_path.open("wb") as log:  # the child keeps its own copy of the descriptor
-        return subprocess.Popen([*(command or UVICORN), "--host", "127.0.0.1", "--port",
-                                 str(port), *args],
-                                cwd=cwd, env=env, stdout=log, stderr=subprocess.STDOUT)
+        return subprocess.Popen(
+            [*(command or UVICORN), "--host", "127.0.0.1", "--port", str(port), *args],
+            cwd=cwd,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
 
 
-def wait_ready(proc: subprocess.Popen[bytes], url: str, log_path: Path,
-               deadline: float) -> None:
+def wait_ready(proc: subprocess.Popen[bytes], url: str, log_path: Path, deadline: float) -> None:
     """Until ``url`` answers 200; RuntimeError with the log's tail if the process exits
     or ``deadline`` (a ``time.monotonic()`` value) passes first."""
     while True:

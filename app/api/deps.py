@@ -62,12 +62,17 @@ def client_ip(conn: HTTPConnection) -> str:
 
 
 # OpenAPI's security scheme: the session cookie set by register, login and guest.
-session_cookie = APIKeyCookie(name=SESSION_COOKIE, scheme_name="session", auto_error=False,
-                              description="The session cookie set by login, register or guest")
+session_cookie = APIKeyCookie(
+    name=SESSION_COOKIE,
+    scheme_name="session",
+    auto_error=False,
+    description="The session cookie set by login, register or guest",
+)
 
 
 async def optional_user(
-    conn: HTTPConnection, db: Annotated[AsyncSession, Depends(get_db)],
+    conn: HTTPConnection,
+    db: Annotated[AsyncSession, Depends(get_db)],
     _cookie: Annotated[str | None, Security(session_cookie)] = None,
 ) -> User | None:
     return await user_from_token(db, session_token(conn))

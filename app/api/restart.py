@@ -48,8 +48,12 @@ async def drain(hub: Any, seconds: float) -> int:
         if not hub.sockets or time.monotonic() >= deadline:
             break
         await asyncio.sleep(0.05)
-    log.info("drained %d sockets (%d still open) before shutting down", len(told),
-             len(hub.sockets), extra={"sockets": len(told), "left": len(hub.sockets)})
+    log.info(
+        "drained %d sockets (%d still open) before shutting down",
+        len(told),
+        len(hub.sockets),
+        extra={"sockets": len(told), "left": len(hub.sockets)},
+    )
     return len(told)
 
 
@@ -77,7 +81,8 @@ def install(app: Any) -> Callable[[], None]:
             return
         app.state.draining = True
         loop.call_soon_threadsafe(  # the task is kept on app.state so it is not collected
-            lambda: setattr(app.state, "drain_task", loop.create_task(drain_then_exit(sig, frame))))
+            lambda: setattr(app.state, "drain_task", loop.create_task(drain_then_exit(sig, frame)))
+        )
 
     for sig in wrapped:
         signal.signal(sig, on_signal)

@@ -27,8 +27,18 @@ from starlette.types import Receive, Scope, Send
 HASHED = re.compile(r"(^|/)assets/.+-[A-Za-z0-9_-]{8,}\.[a-z0-9]+$")
 IMMUTABLE = "public, max-age=31536000, immutable"
 REVALIDATE = "no-cache"
-TEXT_SUFFIXES = {".html", ".js", ".mjs", ".css", ".svg", ".json", ".map", ".txt",
-                 ".webmanifest", ".xml"}
+TEXT_SUFFIXES = {
+    ".html",
+    ".js",
+    ".mjs",
+    ".css",
+    ".svg",
+    ".json",
+    ".map",
+    ".txt",
+    ".webmanifest",
+    ".xml",
+}
 MIN_GZIP_BYTES = 512
 
 
@@ -84,8 +94,12 @@ class ClientFiles(StaticFiles):
         response = await super().get_response(path, scope)
         if response.status_code in (200, 304):
             response.headers["cache-control"] = cache_control(path)
-        if (isinstance(response, FileResponse) and response.status_code == 200
-                and scope["method"] == "GET" and _accepts_gzip(scope)):
+        if (
+            isinstance(response, FileResponse)
+            and response.status_code == 200
+            and scope["method"] == "GET"
+            and _accepts_gzip(scope)
+        ):
             return self._gzip(response) or response
         return response
 
@@ -102,10 +116,10 @@ class ClientFiles(StaticFiles):
             body = gzip.compress(file.read_bytes(), compresslevel=9, mtime=0)
             self._gzipped[key] = body
         headers: dict[str, Any] = {
-            name: value for name, value in response.headers.items()
+            name: value
+            for name, value in response.headers.items()
             if name not in ("content-length", "content-encoding")
         }
         headers["content-encoding"] = "gzip"
         headers["vary"] = "Accept-Encoding"
-        return Response(body, status_code=200, headers=headers,
-                        media_type=response.media_type)
+        return Response(body, status_code=200, headers=headers, media_type=response.media_type)

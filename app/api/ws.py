@@ -26,8 +26,9 @@ POLICY_VIOLATION = 1008
 TRY_AGAIN_LATER = 1013  # RFC 6455: the client reconnects with its backoff
 
 
-async def _refuse(ws: WebSocket, close: tuple[int, str], frame: dict[str, object] | None = None
-                  ) -> None:
+async def _refuse(
+    ws: WebSocket, close: tuple[int, str], frame: dict[str, object] | None = None
+) -> None:
     """Accept, then close: a browser shows the page the code and reason only of a socket
     that was accepted (a refused handshake is an anonymous 403). ``frame`` goes first."""
     await ws.accept()
@@ -49,8 +50,12 @@ async def websocket_endpoint(ws: WebSocket) -> None:
     settings = app.state.settings
     origin, host = ws.headers.get("origin"), ws.headers.get("host")
     if not origin_allowed(origin, host, settings):
-        log.warning("WebSocket refused: Origin %r is not this site (Host %r) nor in "
-                    "BURACO_WS_ALLOWED_ORIGINS", origin, host)
+        log.warning(
+            "WebSocket refused: Origin %r is not this site (Host %r) nor in "
+            "BURACO_WS_ALLOWED_ORIGINS",
+            origin,
+            host,
+        )
         await _refuse(ws, sockets.BAD_ORIGIN)
         return
     if getattr(app.state, "draining", False):  # shutting down: go to another process
@@ -79,8 +84,11 @@ async def websocket_endpoint(ws: WebSocket) -> None:
         raw_send = ws.scope.get("state", {}).get("raw_send")
         sockets.bound_send_buffer(raw_send)
         link = sockets.SocketSession(
-            token_hash=session.token_hash, expires_at=session.expires_at.timestamp(),
-            max_sockets=settings.ws_max_sockets_per_user, raw_send=raw_send)
+            token_hash=session.token_hash,
+            expires_at=session.expires_at.timestamp(),
+            max_sockets=settings.ws_max_sockets_per_user,
+            raw_send=raw_send,
+        )
         await Connection(ws, user.id, name, app.state.hub, app.state.tables, link).run()
     finally:
         per_ip[ip] -= 1

@@ -177,7 +177,8 @@ class Settings(BaseSettings):
         problems = unsafe_production_settings(self, self.model_fields_set)
         if problems:
             raise ValueError(
-                "BURACO_ENV=production refuses to start: " + "; ".join(problems)
+                "BURACO_ENV=production refuses to start: "
+                + "; ".join(problems)
                 + " (set BURACO_ALLOW_UNSAFE_PRODUCTION=true to start anyway)"
             )
         return self
@@ -195,16 +196,21 @@ def unsafe_production_settings(settings: Settings, explicit: set[str]) -> list[s
     """Each unsafe choice, named by its environment variable."""
     problems = []
     if settings.database_url.startswith("sqlite"):
-        problems.append("BURACO_DATABASE_URL is SQLite (use PostgreSQL: replicas would not "
-                        "share it)")
+        problems.append(
+            "BURACO_DATABASE_URL is SQLite (use PostgreSQL: replicas would not share it)"
+        )
     if settings.uses_embedded_redis:
-        problems.append("BURACO_REDIS_URL is memory:// (use a Redis server: replicas would "
-                        "split the live tables)")
+        problems.append(
+            "BURACO_REDIS_URL is memory:// (use a Redis server: replicas would "
+            "split the live tables)"
+        )
     if not settings.cookie_secure:
         problems.append("BURACO_COOKIE_SECURE is false (session cookies would travel over HTTP)")
     if "ws_allowed_origins" not in explicit or not settings.ws_allowed_origins:
-        problems.append("BURACO_WS_ALLOWED_ORIGINS is not set (list the site's origins, "
-                        "e.g. https://buraco.example.com, or set BURACO_DOMAIN)")
+        problems.append(
+            "BURACO_WS_ALLOWED_ORIGINS is not set (list the site's origins, "
+            "e.g. https://buraco.example.com, or set BURACO_DOMAIN)"
+        )
     return problems
 
 

@@ -100,7 +100,11 @@ def create_engine(
         event.listen(engine.sync_engine, "connect", _sqlite_on_connect)
         return engine
     return create_async_engine(
-        url, echo=echo, pool_size=pool_size, max_overflow=pool_size, pool_pre_ping=True,
+        url,
+        echo=echo,
+        pool_size=pool_size,
+        max_overflow=pool_size,
+        pool_pre_ping=True,
         pool_timeout=pool_timeout,
     )
 

@@ -144,15 +144,19 @@ async def _pool_exhausted(request: Request, exc: Exception) -> JSONResponse:
     """Every pooled database connection stayed busy for ``db_pool_timeout_seconds``:
     answer at once that the client may retry, rather than queue or fail with a 500."""
     log.warning("database pool exhausted on %s %s", request.method, request.url.path)
-    return error_response(503, "server_busy",
-                          "The server is busy right now; try again in a moment.",
-                          headers={"Retry-After": "1"})
+    return error_response(
+        503,
+        "server_busy",
+        "The server is busy right now; try again in a moment.",
+        headers={"Retry-After": "1"},
+    )
 
 
 async def _unexpected_error(request: Request, exc: Exception) -> JSONResponse:
     log.exception("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
-    return error_response(500, "internal_error", "Something went wrong on our side.",
-                          headers=error_headers())
+    return error_response(
+        500, "internal_error", "Something went wrong on our side.", headers=error_headers()
+    )
 
 
 def install_error_handlers(app: FastAPI) -> None:

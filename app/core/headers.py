@@ -11,19 +11,26 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 # script, no eval. Style attributes stay allowed (the client sets widths, e.g. the clock
 # bar), <style> elements from elsewhere do not. The socket is same-origin; 'self' covers
 # ws:/wss: only in CSP level 3 browsers, so the host is named for the others.
-_CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; "
-        "style-src-attr 'unsafe-inline'; img-src 'self' data:; font-src 'self'; "
-        "connect-src 'self'{ws}; object-src 'none'; base-uri 'self'; form-action 'self'; "
-        "frame-ancestors 'none'")
+_CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; "
+    "style-src-attr 'unsafe-inline'; img-src 'self' data:; font-src 'self'; "
+    "connect-src 'self'{ws}; object-src 'none'; base-uri 'self'; form-action 'self'; "
+    "frame-ancestors 'none'"
+)
 # The development-only API explorer (/docs) loads Swagger UI from its CDN and runs an
 # inline bootstrap script; it is switched off in production.
-_DOCS_CSP = ("default-src 'self'; script-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net; "
-             "style-src 'self' https://cdn.jsdelivr.net; img-src 'self' data: "
-             "https://fastapi.tiangolo.com; frame-ancestors 'none'")
+_DOCS_CSP = (
+    "default-src 'self'; script-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net; "
+    "style-src 'self' https://cdn.jsdelivr.net; img-src 'self' data: "
+    "https://fastapi.tiangolo.com; frame-ancestors 'none'"
+)
 _HOST = re.compile(r"^[A-Za-z0-9.\-]+(:[0-9]{1,5})?$|^\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?$")
 HSTS = b"max-age=31536000; includeSubDomains"
-FIXED = ((b"x-frame-options", b"DENY"), (b"x-content-type-options", b"nosniff"),
-         (b"referrer-policy", b"same-origin"))
+FIXED = (
+    (b"x-frame-options", b"DENY"),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"same-origin"),
+)
 
 
 def csp_for(host: str | None, path: str = "/") -> str:
@@ -57,14 +64,16 @@ class SecurityHeaders:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        host = next((v.decode("latin-1") for k, v in scope.get("headers", []) if k == b"host"),
-                    None)
+        host = next(
+            (v.decode("latin-1") for k, v in scope.get("headers", []) if k == b"host"), None
+        )
         csp = csp_for(host, scope.get("path", "/")).encode("latin-1")
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
-                headers = [h for h in message.get("headers", [])
-                           if h[0] != b"content-security-policy"]
+                headers = [
+                    h for h in message.get("headers", []) if h[0] != b"content-security-policy"
+                ]
                 headers += [*self.fixed, (b"content-security-policy", csp)]
                 message = {**message, "headers": headers}
             await send(message)

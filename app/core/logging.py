@@ -152,8 +152,9 @@ class RequestLogMiddleware:
             # Logged here, inside the request's context, so the traceback line carries
             # the request id, and answered here, so the 500 carries x-request-id.
             failed = True
-            error_log.exception("unhandled error on %s %s", scope.get("method", "WS"),
-                                scope.get("path", ""))
+            error_log.exception(
+                "unhandled error on %s %s", scope.get("method", "WS"), scope.get("path", "")
+            )
             tracking.capture(exc)
             if scope["type"] != "http" or status:
                 raise  # the response had started: nothing more can be said to the client
@@ -175,7 +176,11 @@ class RequestLogMiddleware:
             metrics.HTTP_REQUESTS.labels(method, route, str(status)).inc()
             metrics.HTTP_SECONDS.labels(route).observe(elapsed)
         access_log.info(
-            "%s %s %s %.1fms", method, scope.get("path", ""), status, elapsed * 1000,
+            "%s %s %s %.1fms",
+            method,
+            scope.get("path", ""),
+            status,
+            elapsed * 1000,
             extra={
                 "request_id": request_id,
                 "method": method,
@@ -210,7 +215,14 @@ class WsSession:
         duration = time.monotonic() - self.started
         ws_log.info(
             "ws session of user %s ended after %.1fs (close %s, %d tables)",
-            self.user_id, duration, self.close_code, len(self.tables),
-            extra={"user_id": self.user_id, "tables": sorted(self.tables),
-                   "duration_s": round(duration, 3), "close_code": self.close_code},
+            self.user_id,
+            duration,
+            self.close_code,
+            len(self.tables),
+            extra={
+                "user_id": self.user_id,
+                "tables": sorted(self.tables),
+                "duration_s": round(duration, 3),
+                "close_code": self.close_code,
+            },
         )

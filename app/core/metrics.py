@@ -38,36 +38,54 @@ CONTENT_TYPE = CONTENT_TYPE_LATEST
 _FAST = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
 _SLOW = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 
-OPEN_SOCKETS = Gauge("buraco_open_sockets", "WebSockets open on this process",
-                     multiprocess_mode="livesum")
-LIVE_TABLES = Gauge("buraco_live_tables", "Public live tables in Redis, by modality and status",
-                    ["modality", "status"], multiprocess_mode="livemostrecent")
-MOVES = Counter("buraco_moves_total", "Commands committed to a table, by who sent them",
-                ["source"])
-REFUSALS = Counter("buraco_refusals_total", "Commands and messages refused, by error code",
-                   ["code"])
-COMMAND_SECONDS = Histogram("buraco_command_seconds",
-                            "A player's command from arrival to its commit in Redis",
-                            buckets=_FAST)
-REDIS_SECONDS = Histogram("buraco_redis_roundtrip_seconds", "Redis round trips, by operation",
-                          ["op"], buckets=_FAST)
-PUBSUB_LAG = Histogram("buraco_pubsub_lag_seconds",
-                       "From a table commit to its records reaching this process's subscriber",
-                       buckets=_FAST)
-TIMER_LATENESS = Histogram("buraco_timer_lateness_seconds",
-                           "How late a deadline (turn clock, bot move, grace) fired",
-                           buckets=_SLOW)
-SETTLEMENTS = Counter("buraco_settlements_total", "Finished games settled, by outcome",
-                      ["outcome"])
-SETTLEMENT_SECONDS = Histogram("buraco_settlement_seconds",
-                               "Settling a finished game in Postgres", buckets=_SLOW)
-HTTP_REQUESTS = Counter("buraco_http_requests_total", "HTTP requests, by route and status",
-                        ["method", "route", "status"])
-HTTP_SECONDS = Histogram("buraco_http_request_seconds", "HTTP request duration, by route",
-                         ["route"], buckets=_SLOW)
-LOOP_LAG = Histogram("buraco_event_loop_lag_seconds",
-                     "How late the event loop ran a timer set one interval earlier",
-                     buckets=_FAST)
+OPEN_SOCKETS = Gauge(
+    "buraco_open_sockets", "WebSockets open on this process", multiprocess_mode="livesum"
+)
+LIVE_TABLES = Gauge(
+    "buraco_live_tables",
+    "Public live tables in Redis, by modality and status",
+    ["modality", "status"],
+    multiprocess_mode="livemostrecent",
+)
+MOVES = Counter("buraco_moves_total", "Commands committed to a table, by who sent them", ["source"])
+REFUSALS = Counter(
+    "buraco_refusals_total", "Commands and messages refused, by error code", ["code"]
+)
+COMMAND_SECONDS = Histogram(
+    "buraco_command_seconds",
+    "A player's command from arrival to its commit in Redis",
+    buckets=_FAST,
+)
+REDIS_SECONDS = Histogram(
+    "buraco_redis_roundtrip_seconds", "Redis round trips, by operation", ["op"], buckets=_FAST
+)
+PUBSUB_LAG = Histogram(
+    "buraco_pubsub_lag_seconds",
+    "From a table commit to its records reaching this process's subscriber",
+    buckets=_FAST,
+)
+TIMER_LATENESS = Histogram(
+    "buraco_timer_lateness_seconds",
+    "How late a deadline (turn clock, bot move, grace) fired",
+    buckets=_SLOW,
+)
+SETTLEMENTS = Counter("buraco_settlements_total", "Finished games settled, by outcome", ["outcome"])
+SETTLEMENT_SECONDS = Histogram(
+    "buraco_settlement_seconds", "Settling a finished game in Postgres", buckets=_SLOW
+)
+HTTP_REQUESTS = Counter(
+    "buraco_http_requests_total",
+    "HTTP requests, by route and status",
+    ["method", "route", "status"],
+)
+HTTP_SECONDS = Histogram(
+    "buraco_http_request_seconds", "HTTP request duration, by route", ["route"], buckets=_SLOW
+)
+LOOP_LAG = Histogram(
+    "buraco_event_loop_lag_seconds",
+    "How late the event loop ran a timer set one interval earlier",
+    buckets=_FAST,
+)
 
 # Label values known in advance exist from the start (the multiprocess collector shows
 # only what some process wrote), so a dashboard's rate() has a zero to start from.

@@ -65,8 +65,11 @@ class NulGuard:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         field = None
         if scope["type"] in ("http", "websocket"):
-            field = ("path" if NUL in scope.get("path", "") else
-                     _query_field(scope.get("query_string", b"").decode("latin-1")))
+            field = (
+                "path"
+                if NUL in scope.get("path", "")
+                else _query_field(scope.get("query_string", b"").decode("latin-1"))
+            )
             if field is None and scope["type"] == "http":
                 receive, field = await _read_body(scope, receive)
         if field is None:
@@ -74,8 +77,12 @@ class NulGuard:
         elif scope["type"] == "websocket":
             await send({"type": "websocket.close", "code": 1008, "reason": "NUL in request"})
         else:
-            response = error_response(422, "validation_error", f"{field}: {MESSAGE}",
-                                      fields=[FieldError(field=field, message=MESSAGE)])
+            response = error_response(
+                422,
+                "validation_error",
+                f"{field}: {MESSAGE}",
+                fields=[FieldError(field=field, message=MESSAGE)],
+            )
             await response(scope, receive, send)
 
 
@@ -91,8 +98,9 @@ async def _read_body(scope: Scope, receive: Receive) -> tuple[Receive, str | Non
             break  # the client went away: let the route see it
         chunks.append(message.get("body", b""))
     body = b"".join(chunks)
-    content_type = next((v.decode("latin-1") for k, v in scope.get("headers", [])
-                         if k == b"content-type"), "")
+    content_type = next(
+        (v.decode("latin-1") for k, v in scope.get("headers", []) if k == b"content-type"), ""
+    )
     replayed = False
 
     async def replay() -> Message:

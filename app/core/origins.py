@@ -47,8 +47,13 @@ def origin_allowed(origin: str | None, host: str | None, settings: _HasOrigins) 
     parts = urlsplit(origin.strip().lower())
     # The site's own origin, compared without the scheme: behind a TLS proxy the request
     # reaches us as http while the page is https.
-    if parts.scheme in ("http", "https") and parts.netloc and host and _host_part(
-            parts.netloc, parts.scheme) in (_host_part(host, "http"), _host_part(host, "https")):
+    if (
+        parts.scheme in ("http", "https")
+        and parts.netloc
+        and host
+        and _host_part(parts.netloc, parts.scheme)
+        in (_host_part(host, "http"), _host_part(host, "https"))
+    ):
         return True
     allowed = {_canonical(o) for o in settings.ws_allowed_origins}
     return _canonical(origin) in allowed
@@ -79,8 +84,10 @@ class OriginGuard:
             own = origin_allowed(origin, _header(scope, b"host"), self.settings)
             if not own or (cross_site and not listed):
                 response = error_response(
-                    403, "bad_origin",
-                    "This request came from another site; open the game at its own address.")
+                    403,
+                    "bad_origin",
+                    "This request came from another site; open the game at its own address.",
+                )
                 await response(scope, receive, send)
                 return
         await self.app(scope, receive, send)

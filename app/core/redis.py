@@ -54,8 +54,11 @@ def cluster_client(url: str, max_connections: int, timeout: float) -> BlockingRe
         host, _, port = hostport.rpartition(":")
         nodes.append(ClusterNode(host or "127.0.0.1", int(port or 6379)))
     return BlockingRedisCluster(
-        startup_nodes=nodes, decode_responses=True, max_connections=max_connections,
-        pool_timeout=timeout, ssl=parts.scheme.startswith("rediss"),
+        startup_nodes=nodes,
+        decode_responses=True,
+        max_connections=max_connections,
+        pool_timeout=timeout,
+        ssl=parts.scheme.startswith("rediss"),
         username=unquote(parts.username) if parts.username else None,
         password=unquote(parts.password) if parts.password else None,
     )

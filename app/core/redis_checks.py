@@ -25,14 +25,20 @@ async def redis_durability_problems(redis: Any) -> list[str]:
     save = _text(config.get("save", b"")).strip()
     problems = []
     if policy != "noeviction":
-        problems.append(f"maxmemory-policy is {policy!r}: under memory pressure Redis "
-                        "may evict live tables (set maxmemory-policy noeviction)")
+        problems.append(
+            f"maxmemory-policy is {policy!r}: under memory pressure Redis "
+            "may evict live tables (set maxmemory-policy noeviction)"
+        )
     if aof != "yes" and not save:
-        problems.append("neither appendonly nor RDB snapshots are on: a Redis restart "
-                        "loses every live table (set appendonly yes)")
+        problems.append(
+            "neither appendonly nor RDB snapshots are on: a Redis restart "
+            "loses every live table (set appendonly yes)"
+        )
     elif aof != "yes":
-        problems.append("appendonly is off: a Redis restart loses what changed since the "
-                        "last RDB snapshot (set appendonly yes, appendfsync everysec)")
+        problems.append(
+            "appendonly is off: a Redis restart loses what changed since the "
+            "last RDB snapshot (set appendonly yes, appendfsync everysec)"
+        )
     return problems
 
 
@@ -44,9 +50,12 @@ async def warn_if_redis_volatile(redis: Any, settings: Settings) -> list[str]:
     try:
         problems = await redis_durability_problems(redis)
     except Exception as exc:
-        log.warning("could not check Redis persistence and eviction settings (%s: %s); "
-                    "make sure it runs with appendonly yes and maxmemory-policy noeviction",
-                    type(exc).__name__, exc)
+        log.warning(
+            "could not check Redis persistence and eviction settings (%s: %s); "
+            "make sure it runs with appendonly yes and maxmemory-policy noeviction",
+            type(exc).__name__,
+            exc,
+        )
         return []
     for problem in problems:
         log.warning("Redis may lose live tables: %s", problem)

@@ -30,8 +30,7 @@ def clean_text(value: str, *, multiline: bool = False) -> str:
     if multiline:
         text = "".join(" " if c in _CHAT_SPACES else c for c in text)
     for c in text:
-        if unicodedata.category(c) in REFUSED_CATEGORIES and not (
-                multiline and c in _CHAT_JOINERS):
+        if unicodedata.category(c) in REFUSED_CATEGORIES and not (multiline and c in _CHAT_JOINERS):
             name = unicodedata.name(c, "a control character")
             raise ValueError(f"must not contain U+{ord(c):04X} ({name})")
     return text.strip()
@@ -47,15 +46,20 @@ def schema_pattern(multiline: bool) -> str:
     ranges: list[tuple[int, int]] = []
     for cp in range(sys.maxunicode + 1):
         c = chr(cp)
-        if c in allowed or (unicodedata.category(c) not in _SCHEMA_REFUSED
-                            and len(unicodedata.normalize("NFKC", c)) == 1):
+        if c in allowed or (
+            unicodedata.category(c) not in _SCHEMA_REFUSED
+            and len(unicodedata.normalize("NFKC", c)) == 1
+        ):
             continue
         if ranges and ranges[-1][1] == cp - 1:
             ranges[-1] = (ranges[-1][0], cp)
         else:
             ranges.append((cp, cp))
-    return "^[^" + "".join(_escape(a) + ("" if a == b else "-" + _escape(b))
-                           for a, b in ranges) + "]*$"
+    return (
+        "^[^"
+        + "".join(_escape(a) + ("" if a == b else "-" + _escape(b)) for a, b in ranges)
+        + "]*$"
+    )
 
 
 _SCHEMA_REFUSED = REFUSED_CATEGORIES | {"Cn"}
@@ -73,12 +77,14 @@ class Clean:
     max_length: int
     multiline: bool = False
 
-    def __get_pydantic_core_schema__(self, source: Any,
-                                     handler: GetCoreSchemaHandler) -> core_schema.CoreSchema:
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
         return core_schema.no_info_after_validator_function(self._check, handler(source))
 
-    def __get_pydantic_json_schema__(self, schema: core_schema.CoreSchema,
-                                     handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+    def __get_pydantic_json_schema__(
+        self, schema: core_schema.CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
         return {**handler(schema), "pattern": schema_pattern(self.multiline)}
 
     def _check(self, value: str) -> str:

@@ -13,8 +13,14 @@ from typing import Any
 _enabled = False
 
 
-def init(dsn: str | None, *, environment: str, release: str, traces_sample_rate: float = 0.0,
-         transport: Any = None) -> bool:
+def init(
+    dsn: str | None,
+    *,
+    environment: str,
+    release: str,
+    traces_sample_rate: float = 0.0,
+    transport: Any = None,
+) -> bool:
     """Start the SDK (once per process). ``transport`` is for tests: events go there."""
     global _enabled
     if not dsn:
@@ -25,8 +31,11 @@ def init(dsn: str | None, *, environment: str, release: str, traces_sample_rate:
     if transport is not None:
         options["transport"] = transport
     sentry_sdk.init(
-        dsn=dsn, environment=environment, release=release,
-        traces_sample_rate=traces_sample_rate, **options,
+        dsn=dsn,
+        environment=environment,
+        release=release,
+        traces_sample_rate=traces_sample_rate,
+        **options,
     )
     _enabled = True
     return True

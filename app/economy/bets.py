@@ -49,17 +49,18 @@ async def reserve_seat(
         raise AppError("already_seated", "You already sit at that table.", 409)
     try:
         await ledger.post(
-            db, key=f"hold:{table_id}:{user_id}:{uuid.uuid4().hex}", kind="hold",
-            moves={w.key: -bet, h.key: bet}, locked=locked,
+            db,
+            key=f"hold:{table_id}:{user_id}:{uuid.uuid4().hex}",
+            kind="hold",
+            moves={w.key: -bet, h.key: bet},
+            locked=locked,
         )
     except InsufficientFunds:
         raise insufficient_funds(COINS) from None
     outbox.wallet_changed(user_id)
 
 
-async def release_seat(
-    db: AsyncSession, outbox: Outbox, user_id: int, table_id: str
-) -> bool:
+async def release_seat(db: AsyncSession, outbox: Outbox, user_id: int, table_id: str) -> bool:
     """The seat's hold back to the wallet (True), or nothing held (False)."""
     w, h = ledger.wallet(user_id, COINS), ledger.seat_hold(table_id, user_id)
     locked = await ledger.lock(db, [w.key, h.key])
@@ -67,8 +68,11 @@ async def release_seat(
     if held <= 0 or w.key not in locked:
         return False
     await ledger.post(
-        db, key=f"release:{table_id}:{user_id}:{uuid.uuid4().hex}", kind="release",
-        moves={h.key: -held, w.key: held}, locked=locked,
+        db,
+        key=f"release:{table_id}:{user_id}:{uuid.uuid4().hex}",
+        kind="release",
+        moves={h.key: -held, w.key: held},
+        locked=locked,
     )
     outbox.wallet_changed(user_id)
     return True
@@ -81,8 +85,9 @@ async def abort_start(db: AsyncSession, outbox: Outbox, result: GameResult) -> b
     from app.economy import settlement  # settlement builds on this module
 
     assert result.winner_team is None
-    refunded = await db.get(GameBet, result.game_id) is not None and \
-        await settlement.settle_game(db, outbox, result)
+    refunded = await db.get(GameBet, result.game_id) is not None and await settlement.settle_game(
+        db, outbox, result
+    )
     for user_id in sorted(result.teams):
         refunded = await release_seat(db, outbox, user_id, result.table_id) or refunded
     return refunded
@@ -119,10 +124,15 @@ async def start_game(
         return failed
     moves[escrow.key] = bet * len(people)
     await ledger.post(db, key=f"start:{game_id}", kind="stake", moves=moves, locked=locked)
-    db.add(GameBet(
-        game_id=game_id, table_id=table_id, bet=bet, state="escrowed",
-        stakes={str(u): bet for u in people} if bet > 0 else {},
-    ))
+    db.add(
+        GameBet(
+            game_id=game_id,
+            table_id=table_id,
+            bet=bet,
+            state="escrowed",
+            stakes={str(u): bet for u in people} if bet > 0 else {},
+        )
+    )
     await _consume_special(db, table_id, game_id, locked)
     await db.flush()
     outbox.wallet_changed(*people)
@@ -162,8 +172,11 @@ async def _consume_special(
     if fee.key not in locked:
         locked.update(await ledger.lock(db, [fee.key]))
     await ledger.post(
-        db, key=f"special:spent:{table_id}:{game_id}", kind="special_fee",
-        moves={hold.key: -hold.balance, fee.key: hold.balance}, locked=locked,
+        db,
+        key=f"special:spent:{table_id}:{game_id}",
+        kind="special_fee",
+        moves={hold.key: -hold.balance, fee.key: hold.balance},
+        locked=locked,
     )
 
 
@@ -186,8 +199,11 @@ async def charge_special_table(
         return  # already charged
     try:
         await ledger.post(
-            db, key=f"special:charge:{table_id}:{uuid.uuid4().hex}", kind="special_hold",
-            moves={w.key: -1, h.key: 1}, locked=locked,
+            db,
+            key=f"special:charge:{table_id}:{uuid.uuid4().hex}",
+            kind="special_hold",
+            moves={w.key: -1, h.key: 1},
+            locked=locked,
         )
     except InsufficientFunds:
         raise insufficient_funds(CREDITS) from None
@@ -204,8 +220,11 @@ async def refund_special_table(
     if hold is None or hold.balance <= 0 or hold.user_id != user_id or w.key not in locked:
         return  # never charged, already refunded, or already spent by a started game
     await ledger.post(
-        db, key=f"special:refund:{table_id}:{uuid.uuid4().hex}", kind="special_refund",
-        moves={h.key: -hold.balance, w.key: hold.balance}, locked=locked,
+        db,
+        key=f"special:refund:{table_id}:{uuid.uuid4().hex}",
+        kind="special_refund",
+        moves={h.key: -hold.balance, w.key: hold.balance},
+        locked=locked,
     )
     outbox.wallet_changed(user_id)
 

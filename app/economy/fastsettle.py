@@ -253,20 +253,31 @@ async def _attempt(
     assert row is not None
     if not row["matched"]:
         return False
-    locked = zip(row["locked_keys"] or [], row["locked_balances"] or [],
-                 row["locked_versions"] or [], strict=True)
+    locked = zip(
+        row["locked_keys"] or [],
+        row["locked_balances"] or [],
+        row["locked_versions"] or [],
+        strict=True,
+    )
     new = {k: (b + moves.get(k, 0), v + (k in moves)) for k, b, v in locked}
     for user_id in plan.payouts:
         coins = new[ledger.wallet(user_id, COINS).key]
         credits = new[ledger.wallet(user_id, CREDITS).key]
         outbox.known[user_id] = (coins[0], credits[0], coins[1] + credits[1])
-    notes = zip(row["note_ids"] or [], row["note_users"] or [], row["note_payloads"] or [],
-                strict=True)
+    notes = zip(
+        row["note_ids"] or [], row["note_users"] or [], row["note_payloads"] or [], strict=True
+    )
     for note_id, user_id, payload in notes:
-        outbox.notified(user_id, {
-            "id": note_id, "kind": "level_up", "payload": orjson.loads(payload),
-            "created_at": params["now"].isoformat(), "read": False,
-        })
+        outbox.notified(
+            user_id,
+            {
+                "id": note_id,
+                "kind": "level_up",
+                "payload": orjson.loads(payload),
+                "created_at": params["now"].isoformat(),
+                "read": False,
+            },
+        )
     if outbox.unread:  # a level-up: its unread count, read after the commit as usual
         noted = sorted(outbox.unread)
         counts = dict(await conn.fetch(_UNREAD, noted))

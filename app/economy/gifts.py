@@ -41,24 +41,54 @@ class GiftOrder:
 
 
 async def send(
-    db: AsyncSession, settings: Settings, outbox: Outbox, sender: User, order: GiftOrder,
+    db: AsyncSession,
+    settings: Settings,
+    outbox: Outbox,
+    sender: User,
+    order: GiftOrder,
     request_key: str,
 ) -> Gift:
     recipient = await _recipient(db, sender, order.to_user_id)
     sku, currency, price, amount = await _priced(db, recipient.id, order)
     gives_money = await _gives_money(db, sku)
-    gift = Gift(sender_id=sender.id, recipient_id=recipient.id, sku=sku, currency=currency,
-                amount=price, state="pending", created_at=utcnow())
+    gift = Gift(
+        sender_id=sender.id,
+        recipient_id=recipient.id,
+        sku=sku,
+        currency=currency,
+        amount=price,
+        state="pending",
+        created_at=utcnow(),
+    )
     db.add(gift)
     await db.flush()
     kind = "gift" if gives_money else "gift_item"  # the kinds giftable.py counts
-    await shop.pay(db, settings, outbox, sender.id, currency, price,
-                   ledger.gift_escrow(gift.id, currency), f"gift:{sender.id}:{request_key}",
-                   kind, giftable_only=gives_money)
-    await notifications.add(db, outbox, recipient.id, "gift", {
-        "gift_id": gift.id, "from_user_id": sender.id, "from_nickname": sender.nickname,
-        "sku": sku, "currency": currency, "amount": amount,
-    })
+    await shop.pay(
+        db,
+        settings,
+        outbox,
+        sender.id,
+        currency,
+        price,
+        ledger.gift_escrow(gift.id, currency),
+        f"gift:{sender.id}:{request_key}",
+        kind,
+        giftable_only=gives_money,
+    )
+    await notifications.add(
+        db,
+        outbox,
+        recipient.id,
+        "gift",
+        {
+            "gift_id": gift.id,
+            "from_user_id": sender.id,
+            "from_nickname": sender.nickname,
+            "sku": sku,
+            "currency": currency,
+            "amount": amount,
+        },
+    )
     return gift
 
 
@@ -69,8 +99,13 @@ async def _recipient(db: AsyncSession, sender: User, to_id: int) -> User:
     # across a block either way. The recipient and the block in one round trip.
     stmt = (
         select(User, Block.blocker_id)
-        .outerjoin(Block, or_(and_(Block.blocker_id == sender.id, Block.blocked_id == User.id),
-                              and_(Block.blocker_id == User.id, Block.blocked_id == sender.id)))
+        .outerjoin(
+            Block,
+            or_(
+                and_(Block.blocker_id == sender.id, Block.blocked_id == User.id),
+                and_(Block.blocker_id == User.id, Block.blocked_id == sender.id),
+            ),
+        )
         .where(User.id == to_id)
     )
     row = (await db.execute(stmt)).first() if 0 < to_id < 2**62 else None
@@ -131,9 +166,18 @@ async def accept(db: AsyncSession, outbox: Outbox, me: User, gift_id: int) -> Gi
     await _release(db, gift, escrow, to, "gift_accept")
     gift.state, gift.answered_at = "accepted", utcnow()
     await notifications.mark_gift_read(db, outbox, me.id, gift.id)
-    await notifications.add(db, outbox, gift.sender_id, "gift_accepted", {
-        "gift_id": gift.id, "by_user_id": me.id, "by_nickname": me.nickname, "sku": gift.sku,
-    })
+    await notifications.add(
+        db,
+        outbox,
+        gift.sender_id,
+        "gift_accepted",
+        {
+            "gift_id": gift.id,
+            "by_user_id": me.id,
+            "by_nickname": me.nickname,
+            "sku": gift.sku,
+        },
+    )
     return gift
 
 
@@ -145,10 +189,19 @@ async def decline(db: AsyncSession, outbox: Outbox, me: User, gift_id: int) -> G
     gift.state, gift.answered_at = "declined", utcnow()
     outbox.wallet_changed(gift.sender_id)
     await notifications.mark_gift_read(db, outbox, me.id, gift.id)
-    await notifications.add(db, outbox, gift.sender_id, "gift_declined", {
-        "gift_id": gift.id, "by_user_id": me.id, "by_nickname": me.nickname, "sku": gift.sku,
-        "refunded": {"currency": gift.currency, "amount": gift.amount},
-    })
+    await notifications.add(
+        db,
+        outbox,
+        gift.sender_id,
+        "gift_declined",
+        {
+            "gift_id": gift.id,
+            "by_user_id": me.id,
+            "by_nickname": me.nickname,
+            "sku": gift.sku,
+            "refunded": {"currency": gift.currency, "amount": gift.amount},
+        },
+    )
     return gift
 
 
@@ -157,5 +210,10 @@ async def _release(
 ) -> None:
     await ledger.ensure(db, [to])
     locked = await ledger.lock(db, [escrow.key, to.key])
-    await ledger.post(db, key=f"{kind}:{gift.id}", kind=kind,
-                      moves={escrow.key: -gift.amount, to.key: gift.amount}, locked=locked)
+    await ledger.post(
+        db,
+        key=f"{kind}:{gift.id}",
+        kind=kind,
+        moves={escrow.key: -gift.amount, to.key: gift.amount},
+        locked=locked,
+    )

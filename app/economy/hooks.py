@@ -101,15 +101,17 @@ class EconomyTables:
             return await db.get(GameBet, game_id) is not None
 
     async def charge_special_table(self, user_id: int, table_id: str) -> None:
-        await self._run(lambda db, box: bets.charge_special_table(
-            db, self.settings, box, user_id, table_id))
+        await self._run(
+            lambda db, box: bets.charge_special_table(db, self.settings, box, user_id, table_id)
+        )
 
     async def refund_special_table(self, user_id: int, table_id: str) -> None:
         await self._run(lambda db, box: bets.refund_special_table(db, box, user_id, table_id))
 
     async def reserve_seat(self, user_id: int, table_id: str, bet: int) -> None:
-        await self._run(lambda db, box: bets.reserve_seat(
-            db, self.settings, box, user_id, table_id, bet))
+        await self._run(
+            lambda db, box: bets.reserve_seat(db, self.settings, box, user_id, table_id, bet)
+        )
 
     async def release_seat(self, user_id: int, table_id: str) -> None:
         await self._run(lambda db, box: bets.release_seat(db, box, user_id, table_id))
@@ -118,8 +120,7 @@ class EconomyTables:
         self, game_id: str, table_id: str, bet: int, users: list[int]
     ) -> list[int]:
         async def escrow(db: AsyncSession, outbox: Outbox) -> list[int]:
-            failed = await bets.start_game(db, self.settings, outbox, game_id, table_id, bet,
-                                           users)
+            failed = await bets.start_game(db, self.settings, outbox, game_id, table_id, bet, users)
             if failed:
                 raise _Unpaid(failed)  # rolled back: nothing moved
             return failed

@@ -51,8 +51,7 @@ async def leaderboard(
     rows = (await db.execute(stmt)).all()
     levels = await _levels(db, [r[0] for r in rows])
     return [
-        LeaderRow(rank=i + 1, user_id=uid, nickname=nick, xp=int(total),
-                  level=levels.get(uid, 1))
+        LeaderRow(rank=i + 1, user_id=uid, nickname=nick, xp=int(total), level=levels.get(uid, 1))
         for i, (uid, nick, total) in enumerate(rows)
     ]
 

@@ -119,16 +119,23 @@ async def lock(db: AsyncSession, keys: Iterable[str]) -> dict[str, Locked]:
     """Lock the accounts that exist among ``keys`` (in id order) and return them."""
     stmt = (
         select(
-            Account.id, Account.key, Account.kind, Account.currency, Account.user_id,
-            Account.balance, Account.version,
+            Account.id,
+            Account.key,
+            Account.kind,
+            Account.currency,
+            Account.user_id,
+            Account.balance,
+            Account.version,
         )
         .where(Account.key.in_(sorted(set(keys))))
         .order_by(Account.id)
         .with_for_update()
     )
     rows = (await db.execute(stmt)).all()
-    return {r.key: Locked(r.id, r.key, r.kind, r.currency, r.user_id, r.balance, r.version)
-            for r in rows}
+    return {
+        r.key: Locked(r.id, r.key, r.kind, r.currency, r.user_id, r.balance, r.version)
+        for r in rows
+    }
 
 
 async def key_used(db: AsyncSession, key: str) -> bool:
@@ -159,10 +166,18 @@ async def post(
         if account.kind != "house" and account.balance + moves[account.key] < 0:
             raise InsufficientFunds(account, -moves[account.key])
     if dialect(db) == "postgresql":
-        transfer_id = (await db.execute(_PG_POST, {
-            "key": key, "kind": kind, "now": utcnow(), "ids": [a.id for a in accounts],
-            "amounts": [moves[a.key] for a in accounts],
-        })).scalar_one_or_none()
+        transfer_id = (
+            await db.execute(
+                _PG_POST,
+                {
+                    "key": key,
+                    "kind": kind,
+                    "now": utcnow(),
+                    "ids": [a.id for a in accounts],
+                    "amounts": [moves[a.key] for a in accounts],
+                },
+            )
+        ).scalar_one_or_none()
         if transfer_id is None:
             raise DuplicateTransfer(key)
     else:
@@ -189,14 +204,18 @@ async def _post_generic(
     if moves:
         await db.execute(
             table_of(Entry).insert(),
-            [{"transfer_id": transfer_id, "account_id": a.id, "amount": moves[a.key]}
-             for a in accounts],
+            [
+                {"transfer_id": transfer_id, "account_id": a.id, "amount": moves[a.key]}
+                for a in accounts
+            ],
         )
         await db.execute(
             update(table_of(Account))
             .where(table_of(Account).c.id == bindparam("aid"))
-            .values(balance=table_of(Account).c.balance + bindparam("delta"),
-                    version=table_of(Account).c.version + 1),
+            .values(
+                balance=table_of(Account).c.balance + bindparam("delta"),
+                version=table_of(Account).c.version + 1,
+            ),
             [{"aid": a.id, "delta": moves[a.key]} for a in accounts],
         )
     return int(transfer_id)

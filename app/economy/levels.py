@@ -62,8 +62,9 @@ async def add_games(
     if not games:
         return {}
     table = table_of(PlayerStats)
-    rows = [{"user_id": u, "xp": xp, "level": 1, "games": 1, "wins": int(won)}
-            for u, xp, won in games]
+    rows = [
+        {"user_id": u, "xp": xp, "level": 1, "games": 1, "wins": int(won)} for u, xp, won in games
+    ]
     stmt = insert_for(db, table)
     stmt = stmt.on_conflict_do_update(
         index_elements=["user_id"],
@@ -91,12 +92,8 @@ async def store_levels(
     return levels
 
 
-async def announce(
-    db: AsyncSession, outbox: Outbox, levels: dict[int, tuple[int, int]]
-) -> None:
+async def announce(db: AsyncSession, outbox: Outbox, levels: dict[int, tuple[int, int]]) -> None:
     """A ``level_up`` notification for everyone who went up."""
     for user_id, (old, new) in sorted(levels.items()):
         if new > old:
-            await add_notification(
-                db, outbox, user_id, "level_up", {"level": new, "previous": old}
-            )
+            await add_notification(db, outbox, user_id, "level_up", {"level": new, "previous": old})

@@ -71,8 +71,11 @@ class Outbox:
             if coins is None or credits is None:
                 self.wallets.add(user_id)
             else:
-                self.known[user_id] = (coins.balance, credits.balance,
-                                       coins.version + credits.version)
+                self.known[user_id] = (
+                    coins.balance,
+                    credits.balance,
+                    coins.version + credits.version,
+                )
 
     def notified(self, user_id: int, message: dict[str, Any]) -> None:
         self.messages.append((user_channel(user_id), {"type": "notification", **message}))
@@ -132,8 +135,9 @@ async def _balances(db: AsyncSession, user_ids: set[int]) -> list[tuple[int, int
         if user_id is not None:
             found.setdefault(user_id, {})[currency] = balance
             versions[user_id] = versions.get(user_id, 0) + version
-    return [(u, b.get("coins", 0), b.get("credits", 0), versions[u])
-            for u, b in sorted(found.items())]
+    return [
+        (u, b.get("coins", 0), b.get("credits", 0), versions[u]) for u, b in sorted(found.items())
+    ]
 
 
 async def unread_counts(db: AsyncSession, user_ids: set[int]) -> dict[int, int]:

@@ -47,8 +47,9 @@ def settle(result: GameResult, stakes: dict[int, int]) -> Settlement:
     people = sorted(set(result.teams) | set(stakes))
     team = {u: result.teams.get(u, -1) for u in people}
     if result.winner_team is None:
-        outcomes = [Outcome(u, team[u], "void", stakes.get(u, 0), stakes.get(u, 0), 0)
-                    for u in people]
+        outcomes = [
+            Outcome(u, team[u], "void", stakes.get(u, 0), stakes.get(u, 0), 0) for u in people
+        ]
         return Settlement(outcomes, to_house=0)
     left = {u for u in people if u in result.abandoned or u not in result.teams}
     stayed = [u for u in people if u not in left]

@@ -94,8 +94,7 @@ class Reconciler:
     async def claim(self) -> bool:
         """This period's run, for exactly one process (atomic on Redis)."""
         period_ms = int(self.settings.reconcile_interval_seconds * 1000)
-        return bool(await self.svc.redis.set(CLAIM_KEY, self.svc.proc_id, nx=True,
-                                             px=period_ms))
+        return bool(await self.svc.redis.set(CLAIM_KEY, self.svc.proc_id, nx=True, px=period_ms))
 
     async def run_once(self) -> Repairs:
         repairs = Repairs()
@@ -118,9 +117,12 @@ class Reconciler:
     async def _stale_bets(self) -> list[GameBet]:
         since = utcnow() - timedelta(seconds=self.settings.reconcile_grace_seconds)
         async with self.econ.sessionmaker() as db:
-            stmt = (select(GameBet).where(GameBet.state == "escrowed",
-                                          GameBet.created_at < since)
-                    .order_by(GameBet.created_at).limit(BATCH))
+            stmt = (
+                select(GameBet)
+                .where(GameBet.state == "escrowed", GameBet.created_at < since)
+                .order_by(GameBet.created_at)
+                .limit(BATCH)
+            )
             return list((await db.execute(stmt)).scalars())
 
     async def _stale_holds(self) -> list[tuple[str, int | None]]:
@@ -172,8 +174,9 @@ class Reconciler:
             user_id = int(rest[0]) if rest and rest[0].isdigit() else owner
             if user_id is None:
                 continue
-            seated = meta is not None and meta.status == "waiting" and \
-                meta.seat_of(user_id) is not None
+            seated = (
+                meta is not None and meta.status == "waiting" and meta.seat_of(user_id) is not None
+            )
             if not seated:
                 await self.econ.release_seat(user_id, table_id)
                 repairs.released.append(key)
@@ -192,7 +195,12 @@ class Reconciler:
 def _void(bet: GameBet, meta: TableMeta | None) -> GameResult:
     people = {int(u): 0 for u in bet.stakes}
     return GameResult(
-        game_id=bet.game_id, table_id=bet.table_id,
-        preset=meta.preset if meta is not None else "unknown", bet=bet.bet, teams=people,
-        abandoned=frozenset(), winner_team=None, bots=0,
+        game_id=bet.game_id,
+        table_id=bet.table_id,
+        preset=meta.preset if meta is not None else "unknown",
+        bet=bet.bet,
+        teams=people,
+        abandoned=frozenset(),
+        winner_team=None,
+        bots=0,
     )

@@ -34,7 +34,9 @@ async def wallet_out(db: AsyncSession, user_id: int, settings: Settings) -> Wall
     row = await db.get(Wallet, user_id)
     last = row.last_bonus_at if row else None
     return WalletOut(
-        coins=got.coins, credits=got.credits, v=got.v,
+        coins=got.coins,
+        credits=got.credits,
+        v=got.v,
         next_bonus_at=last + wallets.BONUS_PERIOD if last else None,
     )
 
@@ -65,13 +67,18 @@ async def catalogue(db: DbDep) -> list[ItemOut]:
 
 @router.post("/shop/buy", response_model=PurchaseOut)
 async def buy(
-    body: BuyIn, key: RequestKey, user: CurrentUser, db: DbDep, settings: SettingsDep,
+    body: BuyIn,
+    key: RequestKey,
+    user: CurrentUser,
+    db: DbDep,
+    settings: SettingsDep,
     notifier: NotifierDep,
 ) -> PurchaseOut:
     outbox = Outbox()
     item = await shop.buy(db, settings, outbox, user.id, body.sku, key)
-    out = PurchaseOut(item=ItemOut.model_validate(item),
-                      wallet=await wallet_out(db, user.id, settings))
+    out = PurchaseOut(
+        item=ItemOut.model_validate(item), wallet=await wallet_out(db, user.id, settings)
+    )
     await db.commit()
     await outbox.flush(db, notifier)
     return out
@@ -92,7 +99,11 @@ async def equip(body: EquipIn, user: CurrentUser, db: DbDep) -> ThingsOut:
 
 @router.post("/gifts", response_model=GiftOut, status_code=201)
 async def send_gift(
-    body: GiftIn, key: RequestKey, user: CurrentUser, db: DbDep, settings: SettingsDep,
+    body: GiftIn,
+    key: RequestKey,
+    user: CurrentUser,
+    db: DbDep,
+    settings: SettingsDep,
     notifier: NotifierDep,
 ) -> GiftOut:
     outbox = Outbox()
@@ -116,9 +127,7 @@ async def _answer(
 
 
 @router.post("/gifts/{gift_id}/accept", response_model=GiftOut)
-async def accept_gift(
-    gift_id: int, user: CurrentUser, db: DbDep, notifier: NotifierDep
-) -> GiftOut:
+async def accept_gift(gift_id: int, user: CurrentUser, db: DbDep, notifier: NotifierDep) -> GiftOut:
     return await _answer(gift_id, True, user, db, notifier)
 
 

@@ -60,11 +60,16 @@ def _given(name: str) -> dict[str, Any]:
     return {"required": [name], "properties": {name: {"not": _NULL}}}
 
 
-_ONE_KIND: dict[str, Any] = {"oneOf": [
-    {**_given("sku"), "properties": {"sku": {"not": _NULL}, "currency": _NULL,
-                                     "amount": _NULL}},
-    {"properties": {"sku": _NULL}, "anyOf": [_given("currency"), _given("amount")]},
-]}
+_ONE_KIND: dict[str, Any] = {
+    "oneOf": [
+        {
+            **_given("sku"),
+            "properties": {"sku": {"not": _NULL}, "currency": _NULL, "amount": _NULL},
+        },
+        {"properties": {"sku": _NULL}, "anyOf": [_given("currency"), _given("amount")]},
+    ]
+}
+
 
 class GiftIn(BaseModel):
     """An item or pack (``sku``), or an amount of coins or credits."""

@@ -25,10 +25,21 @@ async def settle_game(db: AsyncSession, outbox: Outbox, result: GameResult) -> b
     bet = await locked_bet(db, result.game_id)
     if bet is None:
         # Never escrowed (a free game): claim the id so results are recorded once.
-        await insert_ignore(db, table_of(GameBet), [{
-            "game_id": result.game_id, "table_id": result.table_id, "bet": 0, "stakes": {},
-            "state": "escrowed", "created_at": utcnow(),
-        }], ["game_id"])
+        await insert_ignore(
+            db,
+            table_of(GameBet),
+            [
+                {
+                    "game_id": result.game_id,
+                    "table_id": result.table_id,
+                    "bet": 0,
+                    "stakes": {},
+                    "state": "escrowed",
+                    "created_at": utcnow(),
+                }
+            ],
+            ["game_id"],
+        )
         bet = await locked_bet(db, result.game_id)
         assert bet is not None
     if bet.state != "escrowed":
@@ -50,10 +61,18 @@ async def void_and_notify(db: AsyncSession, outbox: Outbox, result: GameResult) 
     if not await settle_game(db, outbox, result):
         return False
     for user, stake in sorted(stakes.items()):
-        await notifications.add(db, outbox, int(user), "game_voided", {
-            "game_id": result.game_id, "table_id": result.table_id, "amount": stake,
-            "currency": COINS,
-        })
+        await notifications.add(
+            db,
+            outbox,
+            int(user),
+            "game_voided",
+            {
+                "game_id": result.game_id,
+                "table_id": result.table_id,
+                "amount": stake,
+                "currency": COINS,
+            },
+        )
     return True
 
 
@@ -78,20 +97,24 @@ async def _pay(
     outbox.wallet_locked(locked, *plan.payouts)
 
 
-async def _record(
-    db: AsyncSession, outbox: Outbox, result: GameResult, plan: Settlement
-) -> None:
+async def _record(db: AsyncSession, outbox: Outbox, result: GameResult, plan: Settlement) -> None:
     now = utcnow()
     rows = [
         {
-            "game_id": result.game_id, "user_id": o.user_id, "table_id": result.table_id,
-            "preset": result.preset, "bet": result.bet, "team": o.team, "outcome": o.outcome,
-            "coins_delta": o.payout - o.stake, "xp": o.xp, "with_bots": result.bots > 0,
+            "game_id": result.game_id,
+            "user_id": o.user_id,
+            "table_id": result.table_id,
+            "preset": result.preset,
+            "bet": result.bet,
+            "team": o.team,
+            "outcome": o.outcome,
+            "coins_delta": o.payout - o.stake,
+            "xp": o.xp,
+            "with_bots": result.bots > 0,
             "created_at": now,
         }
         for o in plan.outcomes
     ]
     await insert_ignore(db, table_of(GameRecord), rows, ["game_id", "user_id"])
-    counted = [(o.user_id, o.xp, o.outcome == "win") for o in plan.outcomes
-               if o.outcome != "void"]
+    counted = [(o.user_id, o.xp, o.outcome == "win") for o in plan.outcomes if o.outcome != "void"]
     await levels.announce(db, outbox, await levels.add_games(db, counted))

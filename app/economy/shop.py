@@ -40,8 +40,16 @@ async def owns(db: AsyncSession, user_id: int, sku: str) -> bool:
 
 
 async def pay(
-    db: AsyncSession, settings: Settings, outbox: Outbox, user_id: int, currency: str,
-    amount: int, to: ledger.Spec, key: str, kind: str, giftable_only: bool = False,
+    db: AsyncSession,
+    settings: Settings,
+    outbox: Outbox,
+    user_id: int,
+    currency: str,
+    amount: int,
+    to: ledger.Spec,
+    key: str,
+    kind: str,
+    giftable_only: bool = False,
 ) -> None:
     """Move ``amount`` from the user's wallet to ``to``; clean errors, nothing moved.
     ``giftable_only``: the amount must also be within what the anti-farming policy lets
@@ -57,8 +65,9 @@ async def pay(
         if amount > allowed:
             raise giftable.not_giftable(currency, allowed)
     try:
-        await ledger.post(db, key=key, kind=kind, moves={w.key: -amount, to.key: amount},
-                          locked=locked)
+        await ledger.post(
+            db, key=key, kind=kind, moves={w.key: -amount, to.key: amount}, locked=locked
+        )
     except InsufficientFunds:
         raise insufficient_funds(currency) from None
     except DuplicateTransfer:
@@ -67,7 +76,11 @@ async def pay(
 
 
 async def buy(
-    db: AsyncSession, settings: Settings, outbox: Outbox, user_id: int, sku: str,
+    db: AsyncSession,
+    settings: Settings,
+    outbox: Outbox,
+    user_id: int,
+    sku: str,
     request_key: str,
 ) -> ShopItem:
     """One charge per item however many buys race: the inventory row (its primary key
@@ -79,8 +92,17 @@ async def buy(
         raise AppError("gift_only", "Packs of coins or credits can only be gifted.", 409)
     if not await _claim_item(db, user_id, found, "bought"):
         raise AppError("already_owned", "You already own this item.", 409)
-    await pay(db, settings, outbox, user_id, found.currency, found.price,
-              ledger.house("shop", found.currency), f"buy:{user_id}:{request_key}", "purchase")
+    await pay(
+        db,
+        settings,
+        outbox,
+        user_id,
+        found.currency,
+        found.price,
+        ledger.house("shop", found.currency),
+        f"buy:{user_id}:{request_key}",
+        "purchase",
+    )
     if found.kind in SLOTS:
         await _equip(db, user_id, found)
     return found
@@ -107,9 +129,11 @@ async def grant_item(db: AsyncSession, user_id: int, found: ShopItem, source: st
 async def _equip(db: AsyncSession, user_id: int, found: ShopItem) -> None:
     table = table_of(EquippedItem)
     stmt = insert_for(db, table).values(user_id=user_id, slot=found.kind, sku=found.sku)
-    await db.execute(stmt.on_conflict_do_update(
-        index_elements=["user_id", "slot"], set_={"sku": stmt.excluded.sku}
-    ))
+    await db.execute(
+        stmt.on_conflict_do_update(
+            index_elements=["user_id", "slot"], set_={"sku": stmt.excluded.sku}
+        )
+    )
 
 
 async def equip(db: AsyncSession, user_id: int, sku: str) -> None:

@@ -61,8 +61,9 @@ async def balances(db: AsyncSession, user_id: int, settings: Settings) -> Balanc
     )
     rows = (await db.execute(stmt)).all()
     found = {r[0]: r[1] for r in rows}
-    return Balances(coins=found.get(COINS, 0), credits=found.get(CREDITS, 0),
-                    v=sum(r[2] for r in rows))
+    return Balances(
+        coins=found.get(COINS, 0), credits=found.get(CREDITS, 0), v=sum(r[2] for r in rows)
+    )
 
 
 async def claim_daily_bonus(

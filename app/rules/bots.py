@@ -166,16 +166,22 @@ def _without(cards: tuple[int, ...], card: int) -> tuple[int, ...]:
 # The slot bits next to a natural card's slot (NEAR1) and two slots away (NEAR2), both
 # ends for an ace: its usefulness for runs is a popcount of the suit's mask under them.
 NEAR1: tuple[int, ...] = tuple(
-    (1 << 13 | 1 << 2) if RANK[c] == 1 else (1 << RANK[c] + 1 | 1 << RANK[c] - 1) if c < 52
-    else 0 for c in range(53))
+    (1 << 13 | 1 << 2) if RANK[c] == 1 else (1 << RANK[c] + 1 | 1 << RANK[c] - 1) if c < 52 else 0
+    for c in range(53)
+)
 NEAR2: tuple[int, ...] = tuple(
-    (1 << 12 | 1 << 3) if RANK[c] == 1
-    else (1 << RANK[c] + 2 | (1 << RANK[c] - 2 if RANK[c] > 1 else 0)) if c < 52
-    else 0 for c in range(53))
+    (1 << 12 | 1 << 3)
+    if RANK[c] == 1
+    else (1 << RANK[c] + 2 | (1 << RANK[c] - 2 if RANK[c] > 1 else 0))
+    if c < 52
+    else 0
+    for c in range(53)
+)
 
 # (suit, NEAR1, NEAR2, rank) of each card for ``_discard``; a wild's suit is -1
 _DISCARD_INFO: tuple[tuple[int, int, int, int], ...] = tuple(
-    (-1 if WILD_CAPABLE[c] else SUIT[c], NEAR1[c], NEAR2[c], RANK[c]) for c in range(53))
+    (-1 if WILD_CAPABLE[c] else SUIT[c], NEAR1[c], NEAR2[c], RANK[c]) for c in range(53)
+)
 
 RESERVE = 12  # cards kept in hand while the side has no way to go out...
 FOREIGN_MAX = 3  # largest size we let another side's meld reach by our cards
@@ -220,18 +226,32 @@ def _needs(rules: RuleSet, melds: tuple[Meld, ...]) -> tuple[list[int], tuple[in
 
 
 def _facts(rules: RuleSet, melds: tuple[Meld, ...]) -> _Facts:
-    sizes = tuple([m.hi - m.lo + 1 if m.kind == SEQ else len(m.naturals) + (m.wild >= 0)
-                   for m in melds])
+    sizes = tuple(
+        [m.hi - m.lo + 1 if m.kind == SEQ else len(m.naturals) + (m.wild >= 0) for m in melds]
+    )
     # canasta_kind only for melds of 7+ cards
-    kinds = [canasta_kind(m, rules) if size >= 7 else None
-             for m, size in zip(melds, sizes, strict=True)]
-    ranks = frozenset(m.rank for m in melds if m.kind == GROUP) \
-        if rules.one_group_per_rank else frozenset()
+    kinds = [
+        canasta_kind(m, rules) if size >= 7 else None for m, size in zip(melds, sizes, strict=True)
+    ]
+    ranks = (
+        frozenset(m.rank for m in melds if m.kind == GROUP)
+        if rules.one_group_per_rank
+        else frozenset()
+    )
     clean = any(k in CLEAN_KINDS for k in kinds)
     closable = clean or (rules.close_requires == "any" and any(kinds))
     need, need_ranks = _needs(rules, melds)
-    return _Facts(melds, rules, kinds, clean, closable, ranks,
-                  (need[0], need[1], need[2], need[3]), need_ranks, sizes)
+    return _Facts(
+        melds,
+        rules,
+        kinds,
+        clean,
+        closable,
+        ranks,
+        (need[0], need[1], need[2], need[3]),
+        need_ranks,
+        sizes,
+    )
 
 
 # ``hooks`` of a tuple of melds, shared by every GreedyBot (the bots at one table read the
@@ -270,9 +290,15 @@ def _hooked(state: State) -> list[tuple[int, dict[int, list[int]]]]:
     global _HOOKED
     memo = _HOOKED
     if memo is None or memo[0] is not state.melds or memo[1] is not state.rules:
-        memo = _HOOKED = (state.melds, state.rules, [
-            (1 << t, _hooks_of(state.rules, melds))
-            for t, melds in enumerate(state.melds) if melds])
+        memo = _HOOKED = (
+            state.melds,
+            state.rules,
+            [
+                (1 << t, _hooks_of(state.rules, melds))
+                for t, melds in enumerate(state.melds)
+                if melds
+            ],
+        )
     return memo[2]
 
 
@@ -282,26 +308,31 @@ def _hooked(state: State) -> list[tuple[int, dict[int, list[int]]]]:
 _FOREIGN: dict[int, tuple[tuple[Meld, ...], RuleSet, dict[int, list[int]], list[int]]] = {}
 
 
-def _foreign_of(rules: RuleSet, melds: tuple[Meld, ...]) -> tuple[dict[int, list[int]],
-                                                                  list[int]]:
+def _foreign_of(rules: RuleSet, melds: tuple[Meld, ...]) -> tuple[dict[int, list[int]], list[int]]:
     memo = _FOREIGN.get(id(melds))
     if memo is None or memo[0] is not melds or memo[1] is not rules:
         if len(_FOREIGN) >= 256:
             _FOREIGN.clear()
-        sizes = [m.hi - m.lo + 1 if m.kind == SEQ else len(m.naturals) + (m.wild >= 0)
-                 for m in melds]
+        sizes = [
+            m.hi - m.lo + 1 if m.kind == SEQ else len(m.naturals) + (m.wild >= 0) for m in melds
+        ]
         small_groups = 0 < rules.group_max < 7
         # (``canasta_kind`` is None exactly below 7 cards)
-        ok = [size + 1 <= FOREIGN_MAX or size >= 7 or (small_groups and m.kind == GROUP)
-              for m, size in zip(melds, sizes, strict=True)]
+        ok = [
+            size + 1 <= FOREIGN_MAX or size >= 7 or (small_groups and m.kind == GROUP)
+            for m, size in zip(melds, sizes, strict=True)
+        ]
         side_hooks: dict[int, list[int]] = {}
         if any(ok):
             for c, indexes in _hooks_of(rules, melds).items():
                 kept = [i for i in indexes if ok[i]]
                 if kept:
                     side_hooks[c] = kept
-        clean = [i for i, m in enumerate(melds)
-                 if m.wild < 0 and sizes[i] >= 7 and canasta_kind(m, rules) in CLEAN_KINDS]
+        clean = [
+            i
+            for i, m in enumerate(melds)
+            if m.wild < 0 and sizes[i] >= 7 and canasta_kind(m, rules) in CLEAN_KINDS
+        ]
         memo = _FOREIGN[id(melds)] = (melds, rules, side_hooks, clean)
     return memo[2], memo[3]
 
@@ -318,8 +349,20 @@ _DANGER: tuple[object, RuleSet, int, set[int]] | None = None
 class _View:
     """What GreedyBot reads off the state for one decision (its own seat's view)."""
 
-    __slots__ = ("state", "rules", "hand", "h", "team", "melds", "own", "may_go_out",
-                 "reserve", "group_ranks", "danger", "facts")
+    __slots__ = (
+        "state",
+        "rules",
+        "hand",
+        "h",
+        "team",
+        "melds",
+        "own",
+        "may_go_out",
+        "reserve",
+        "group_ranks",
+        "danger",
+        "facts",
+    )
 
     def __init__(self, state: State, seat: int, team: int, facts: _Facts, h: Hand) -> None:
         rules = state.rules
@@ -373,14 +416,14 @@ class _View:
     def wild_ok(self, index: int) -> bool:
         """May a wild from the hand go onto our meld number ``index``?"""
         m = self.own[index]
-        if m.wild >= 0 or (m.kind == GROUP and self.rules.group_max
-                             and m.size >= self.rules.group_max):
+        if m.wild >= 0 or (
+            m.kind == GROUP and self.rules.group_max and m.size >= self.rules.group_max
+        ):
             return False
         kind = self.facts.kinds[index]
         if kind in CLEAN_KINDS:
             return False  # a wild would spoil a clean canasta
-        if self.rules.close_requires == "clean" and not self.facts.has_clean \
-                and m.size >= 5:
+        if self.rules.close_requires == "clean" and not self.facts.has_clean and m.size >= 5:
             return False  # keep it clean: the side needs a clean canasta to close
         return kind is not None or m.size + 1 >= 7 or len(self.hand) <= 4
 
@@ -403,8 +446,9 @@ class GreedyBot:
         # every meld of the other sides, kept while state.melds is the same object
         self._others: tuple[object, int, list[tuple[int, int, Meld]]] | None = None
         # the other sides' melds with their hooks, kept while state.melds is the same
-        self._other: tuple[object, int, list[tuple[int, tuple[Meld, ...],
-                                                   dict[int, list[int]]]]] | None = None
+        self._other: (
+            tuple[object, int, list[tuple[int, tuple[Meld, ...], dict[int, list[int]]]]] | None
+        ) = None
         # the last hand read, and the cards our last command took out of it: the next
         # hand is usually that one plus a drawn card or minus those cards
         self._hand: tuple[tuple[int, ...], Hand] | None = None
@@ -446,8 +490,12 @@ class GreedyBot:
             self._gone = cmd.cards
         else:
             self._gone = None  # (a draw or a take: no cards of ours went anywhere)
-            if isinstance(cmd, C.TakeDiscard) and len(state.discard) == 1 \
-                    and cmd.meld is None and cmd.add is None:
+            if (
+                isinstance(cmd, C.TakeDiscard)
+                and len(state.discard) == 1
+                and cmd.meld is None
+                and cmd.add is None
+            ):
                 self._took = (state.turns, state.hand_no, state.discard[0])
 
     def produces(self, state: State, seat: int, cmd: C.Command) -> int | None:
@@ -480,8 +528,11 @@ class GreedyBot:
             return C.Draw() if _accepts(state, seat, C.Draw()) else cmd
         for card in self.discard_order(state, seat):
             alt = C.Discard(card)
-            if not self.repeats(state, seat, alt) and not self.gives_back(state, alt) \
-                    and _accepts(state, seat, alt):
+            if (
+                not self.repeats(state, seat, alt)
+                and not self.gives_back(state, alt)
+                and _accepts(state, seat, alt)
+            ):
                 return alt
         return cmd
 
@@ -489,9 +540,12 @@ class GreedyBot:
         """Would ``cmd`` discard a card of the rank of the one-card pile we took this
         turn (the take only passed the card round)?"""
         took = self._took
-        return isinstance(cmd, C.Discard) and took[0] == state.turns \
-            and took[1] == state.hand_no and RANK[cmd.card] == RANK[took[2]]
-
+        return (
+            isinstance(cmd, C.Discard)
+            and took[0] == state.turns
+            and took[1] == state.hand_no
+            and RANK[cmd.card] == RANK[took[2]]
+        )
 
     def _hand_of(self, hand: tuple[int, ...]) -> Hand:
         """``Hand(hand)``, derived from the last hand read when it is that one plus one
@@ -510,7 +564,7 @@ class GreedyBot:
                 if 0 <= card <= 52:
                     i = bisect_left(old, card)
                     # ``hand`` is ``old`` with ``card`` put in at i
-                    if hand[i] == card and hand[:i] == old[:i] and hand[i + 1:] == old[i:]:
+                    if hand[i] == card and hand[:i] == old[:i] and hand[i + 1 :] == old[i:]:
                         h = h.plus(card, hand)
                         self._hand = (hand, h)
                         return h
@@ -547,9 +601,16 @@ class GreedyBot:
             return []
         memo = self._others
         if memo is None or memo[0] is not state.melds or memo[1] != team:
-            memo = self._others = (state.melds, team, [
-                (t, i, m) for t in range(state.rules.teams) if t != team
-                for i, m in enumerate(state.melds[t])])
+            memo = self._others = (
+                state.melds,
+                team,
+                [
+                    (t, i, m)
+                    for t in range(state.rules.teams)
+                    if t != team
+                    for i, m in enumerate(state.melds[t])
+                ],
+            )
         return memo[2]
 
     def _view(self, state: State, seat: int) -> _View:
@@ -572,13 +633,18 @@ class GreedyBot:
         if rules.discard_pile == "open":  # no need for a full view of the hand
             hand = state.hands[seat]
             own = state.melds[rules.team_of(seat)]
-            if (len(pile) >= 3 or self._fits(rules, own, hand, pile[-1])) \
-                    and self._may_take_open(state, rules, hand) \
-                    and not (len(pile) == 1 and _gives_back(state, seat)):
+            if (
+                (len(pile) >= 3 or self._fits(rules, own, hand, pile[-1]))
+                and self._may_take_open(state, rules, hand)
+                and not (len(pile) == 1 and _gives_back(state, seat))
+            ):
                 return C.TakeDiscard()
             return C.Draw()
-        if rules.discard_pile == "closed" and not rules.add_to_any_meld \
-                and not self._may_use(state, seat, pile[-1]):
+        if (
+            rules.discard_pile == "closed"
+            and not rules.add_to_any_meld
+            and not self._may_use(state, seat, pile[-1])
+        ):
             return C.Draw()  # nothing could take the pile: no need for a full view
         best: tuple[int, int, Plan | None, tuple[int, int] | None] | None = None
         if rules.discard_pile == "any_depth":
@@ -638,8 +704,7 @@ class GreedyBot:
                 for take in self._takes_at(state, v, depth, own_hooks, other_hooks):
                     if top is None or take[0] > top[0]:
                         top = take
-                if top is not None and top[0] >= DEEP_TAKE \
-                        and (best is None or top[0] >= best[0]):
+                if top is not None and top[0] >= DEEP_TAKE and (best is None or top[0] >= best[0]):
                     best = top
             depths: range | tuple[int, ...] = range(1, len(pile) + 1)
             floor = DEEP_TAKE
@@ -647,10 +712,12 @@ class GreedyBot:
             v = self._view(state, seat)
             depths, floor = (1,), 0
             # a closed pile offers one card: look it up meld by meld, not in a table
-            own_hooks = _hooks_of(rules, v.own) if WILD_CAPABLE[pile[-1]] \
+            own_hooks = (
+                _hooks_of(rules, v.own)
+                if WILD_CAPABLE[pile[-1]]
                 else {pile[-1]: hooks_for(v.own, pile[-1], rules)}
-            other_hooks = self._other_hooks_of(state, v.team) if rules.add_to_any_meld \
-                else []
+            )
+            other_hooks = self._other_hooks_of(state, v.team) if rules.add_to_any_meld else []
             for take in self._takes_at(state, v, 1, own_hooks, other_hooks):
                 if best is None or take[0] > best[0]:
                     best = take
@@ -660,25 +727,33 @@ class GreedyBot:
         if _accepts(state, seat, cmd):
             return cmd
         # refused (never seen): every take, best first, as the engine accepts them
-        takes = [t for depth in depths
-                 for t in self._takes_at(state, v, depth, own_hooks, other_hooks)
-                 if t[0] >= floor]
+        takes = [
+            t
+            for depth in depths
+            for t in self._takes_at(state, v, depth, own_hooks, other_hooks)
+            if t[0] >= floor
+        ]
         takes.sort(key=lambda t: -t[0])
         found = _first_accepted(state, seat, (self._take_cmd(pile, t) for t in takes))
         return found if found is not None else C.Draw()
 
     @staticmethod
-    def _take_cmd(pile: tuple[int, ...],
-                  take: tuple[int, int, Plan | None, tuple[int, int] | None]) -> C.Command:
+    def _take_cmd(
+        pile: tuple[int, ...], take: tuple[int, int, Plan | None, tuple[int, int] | None]
+    ) -> C.Command:
         _, depth, plan, where = take
         if plan is not None:
             return C.TakeDiscard(depth, _without(plan.cards, pile[-depth]))
         return C.TakeDiscard(depth, None, where)
 
-    def _takes_at(self, state: State, v: _View, depth: int,
-                  own_hooks: dict[int, list[int]],
-                  other_hooks: list[tuple[int, tuple[Meld, ...], dict[int, list[int]]]]) \
-            -> list[tuple[int, int, Plan | None, tuple[int, int] | None]]:
+    def _takes_at(
+        self,
+        state: State,
+        v: _View,
+        depth: int,
+        own_hooks: dict[int, list[int]],
+        other_hooks: list[tuple[int, tuple[Meld, ...], dict[int, list[int]]]],
+    ) -> list[tuple[int, int, Plan | None, tuple[int, int] | None]]:
         """The takes at ``depth`` we would play: (score, depth, plan, add), in order."""
         rules = v.rules
         pile = state.discard
@@ -708,9 +783,7 @@ class GreedyBot:
                 add((3 * gain + 1, depth, None, (team, index)))
         for side, index, m in self._others_of(state, team):
             # a wild dirties their meld: fine unless it makes them a canasta
-            if fits(m, card, rules) and (
-                m.size + 1 < 7 or canasta_kind(m, rules) in CLEAN_KINDS
-            ):
+            if fits(m, card, rules) and (m.size + 1 < 7 or canasta_kind(m, rules) in CLEAN_KINDS):
                 add((3 * gain, depth, None, (side, index)))
         return out
 
@@ -739,23 +812,29 @@ class GreedyBot:
             return True
         return bool(hooks_for(state.melds[rules.team_of(seat)], card, rules))
 
-    def _other_hooks_of(self, state: State, team: int) \
-            -> list[tuple[int, tuple[Meld, ...], dict[int, list[int]]]]:
+    def _other_hooks_of(
+        self, state: State, team: int
+    ) -> list[tuple[int, tuple[Meld, ...], dict[int, list[int]]]]:
         """Each other side with its melds and their hooks (natural card -> indexes of the
         melds it goes onto), each side's kept while its melds do not change."""
         memo = self._other
         if memo is None or memo[0] is not state.melds or memo[1] != team:
-            memo = self._other = (state.melds, team, [
-                (t, melds, _hooks_of(state.rules, melds))
-                for t, melds in enumerate(state.melds) if t != team])
+            memo = self._other = (
+                state.melds,
+                team,
+                [
+                    (t, melds, _hooks_of(state.rules, melds))
+                    for t, melds in enumerate(state.melds)
+                    if t != team
+                ],
+            )
         return memo[2]
 
     @staticmethod
     def _may_take_open(state: State, rules: RuleSet, hand: tuple[int, ...]) -> bool:
         """The open pile may always be taken, except a lone card that would strand us."""
         pile = state.discard
-        if len(pile) == 1 and rules.single_take_no_discard and \
-                all(c == pile[0] for c in hand):
+        if len(pile) == 1 and rules.single_take_no_discard and all(c == pile[0] for c in hand):
             return _accepts(state, state.turn, C.TakeDiscard())
         return True
 
@@ -790,13 +869,20 @@ class GreedyBot:
         if not v.may_go_out and n_hand - 3 < v.reserve:
             # ``keeps`` lets only a natural meld of 7+ cards (a canasta to close with) go
             masks = v.h.masks
-            if n_hand < 7 or (masks[0].bit_count() < 7 and masks[1].bit_count() < 7
-                              and masks[2].bit_count() < 7 and masks[3].bit_count() < 7
-                              and max(v.h.ranks) < 7):
+            if n_hand < 7 or (
+                masks[0].bit_count() < 7
+                and masks[1].bit_count() < 7
+                and masks[2].bit_count() < 7
+                and masks[3].bit_count() < 7
+                and max(v.h.ranks) < 7
+            ):
                 return []  # (a run's cards are slots held, a group's cards of its rank)
-            plans: list[Plan] = [p for p in run_plans(v.h, v.rules, False)
-                                 + group_plans(v.h, v.rules, False, v.group_ranks)
-                                 if len(p.cards) >= 7]
+            plans: list[Plan] = [
+                p
+                for p in run_plans(v.h, v.rules, False)
+                + group_plans(v.h, v.rules, False, v.group_ranks)
+                if len(p.cards) >= 7
+            ]
         else:
             # a 3-card meld leaning on a wild is only worth it late: not even proposed before
             plans = run_plans(v.h, v.rules, True, wild_min=0 if late else 4)
@@ -839,9 +925,13 @@ class GreedyBot:
 
         # while the reserve holds, ``keeps`` lets only a play that makes a canasta go
         locked = not go and n_hand - 1 < reserve
-        if not wilds and not (masks[0] & need[0] or masks[1] & need[1] or masks[2] & need[2]
-                              or masks[3] & need[3]) \
-                and not any(ranks[r] for r in facts.need_ranks):
+        if (
+            not wilds
+            and not (
+                masks[0] & need[0] or masks[1] & need[1] or masks[2] & need[2] or masks[3] & need[3]
+            )
+            and not any(ranks[r] for r in facts.need_ranks)
+        ):
             own = ()  # no card of ours fits any of our melds
         if own:
             sizes = facts.sizes
@@ -856,36 +946,50 @@ class GreedyBot:
                 # locked, no add of ours makes it a canasta: naturals fit a run at slots
                 # we hold, a group with cards of its rank; a wild alone, only where any
                 # canasta closes
-                if locked and (size + (masks[m.suit].bit_count() if m.kind == SEQ
-                                       else ranks[m.rank]) < 7) \
-                        and (not close_any or size + 1 < 7):
+                if (
+                    locked
+                    and (size + (masks[m.suit].bit_count() if m.kind == SEQ else ranks[m.rank]) < 7)
+                    and (not close_any or size + 1 < 7)
+                ):
                     continue
                 # ``extension``'s own first test, inlined: does any card of ours fit here?
                 if m.kind == SEQ:
                     mask = masks[m.suit]
-                    hit = mask >> (m.hi + 1) & 1 or (m.lo > 1 and mask >> (m.lo - 1) & 1) \
+                    hit = (
+                        mask >> (m.hi + 1) & 1
+                        or (m.lo > 1 and mask >> (m.lo - 1) & 1)
                         or (m.wild >= 0 and reloc and mask >> m.wslot & 1)
+                    )
                 else:
                     hit = ranks[m.rank]
                 if hit:
                     cards = extension(m, h, rules)
                     clean = close_any or m.wild < 0
-                    while cards and not keeps(n_hand - len(cards),
-                                              clean and size + len(cards) >= 7):
+                    while cards and not keeps(
+                        n_hand - len(cards), clean and size + len(cards) >= 7
+                    ):
                         cards.pop()
                     if cards:
                         reach = 1 if size < 7 <= size + len(cards) else 0
-                        options.append(((2 + reach, len(cards), 0),
-                                        C.AddToMeld(team, index, tuple(cards))))
-                if wilds and m.wild < 0 \
-                        and not (m.kind == GROUP and group_max and size >= group_max):
+                        options.append(
+                            ((2 + reach, len(cards), 0), C.AddToMeld(team, index, tuple(cards)))
+                        )
+                if (
+                    wilds
+                    and m.wild < 0
+                    and not (m.kind == GROUP and group_max and size >= group_max)
+                ):
                     kind = kinds[index]
-                    if kind not in CLEAN_KINDS and not (wild_clean and size >= 5) \
-                            and (kind is not None or size + 1 >= 7 or wild_late) \
-                            and keeps(n_hand - 1, close_any and size + 1 >= 7):
+                    if (
+                        kind not in CLEAN_KINDS
+                        and not (wild_clean and size >= 5)
+                        and (kind is not None or size + 1 >= 7 or wild_late)
+                        and keeps(n_hand - 1, close_any and size + 1 >= 7)
+                    ):
                         reach = 1 if size < 7 <= size + 1 else 0
-                        options.append(((1 + reach, -1, -1),
-                                        C.AddToMeld(team, index, (h.pick_wild(m.suit),))))
+                        options.append(
+                            ((1 + reach, -1, -1), C.AddToMeld(team, index, (h.pick_wild(m.suit),)))
+                        )
         if not locked and rules.add_to_any_meld:  # (foreign adds never make our canasta)
             # only the melds some card of ours hooks onto can take naturals (``extension``
             # finds cards exactly where ``hooks`` lists one), and only where ``foreign_ok``
@@ -911,17 +1015,20 @@ class GreedyBot:
                     m = melds[team][index]
                     if (team, index) in others:
                         cards = extension(m, h, rules)
-                        while cards and not (v.foreign_ok(m, len(cards))
-                                             and keeps(n_hand - len(cards), False)):
+                        while cards and not (
+                            v.foreign_ok(m, len(cards)) and keeps(n_hand - len(cards), False)
+                        ):
                             cards.pop()
                         if cards:
-                            options.append(((0, len(cards), 0),
-                                            C.AddToMeld(team, index, tuple(cards))))
+                            options.append(
+                                ((0, len(cards), 0), C.AddToMeld(team, index, tuple(cards)))
+                            )
                     if spoil and (team, index) in spoilable:
                         # spoil their clean canasta: 100 points, and maybe their only way
                         # to close
-                        options.append(((3, 0, 0),
-                                        C.AddToMeld(team, index, (h.pick_wild(m.suit),))))
+                        options.append(
+                            ((3, 0, 0), C.AddToMeld(team, index, (h.pick_wild(m.suit),)))
+                        )
         if len(options) > 1:
             options.sort(key=lambda o: o[0], reverse=True)
         return [c for _, c in options]
@@ -934,8 +1041,7 @@ class GreedyBot:
         if rules.add_to_any_meld:
             team = -1  # the same cards for every side: shared by all the bots
         memo = _DANGER
-        if memo is None or memo[0] is not state.melds or memo[1] is not rules \
-                or memo[2] != team:
+        if memo is None or memo[0] is not state.melds or memo[1] is not rules or memo[2] != team:
             sets = [_feeding_of(rules, ms) for t, ms in enumerate(state.melds) if t != team]
             cards = sets[0] if len(sets) == 1 else set().union(*sets)
             memo = _DANGER = (state.melds, rules, team, cards)
@@ -992,9 +1098,12 @@ def _discard_keys(state: State, v: _View) -> list[tuple[int, int]]:
             if ranks is not None and ranks[rank] > 1:
                 kinds = suits_held[rank]
                 if kinds < 0:
-                    kinds = suits_held[rank] = (counts[rank - 1] > 0) \
-                        + (counts[rank + 12] > 0) + (counts[rank + 25] > 0) \
+                    kinds = suits_held[rank] = (
+                        (counts[rank - 1] > 0)
+                        + (counts[rank + 12] > 0)
+                        + (counts[rank + 25] > 0)
                         + (counts[rank + 38] > 0)
+                    )
                 score += 2 * (kinds - 1) + (counts[card] > 1)
             if card in danger:
                 score += 6  # it would feed the next player

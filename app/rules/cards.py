@@ -15,9 +15,7 @@ RANK_NAMES = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 
 RANK: tuple[int, ...] = tuple([c % 13 + 1 for c in range(52)] + [0])
 SUIT: tuple[int, ...] = tuple([c // 13 for c in range(52)] + [-1])
-NAME: tuple[str, ...] = tuple(
-    [RANK_NAMES[c % 13] + SUITS[c // 13] for c in range(52)] + ["JK"]
-)
+NAME: tuple[str, ...] = tuple([RANK_NAMES[c % 13] + SUITS[c // 13] for c in range(52)] + ["JK"])
 _PARSE = {name: i for i, name in enumerate(NAME)}
 # A 2 or a joker can act as a wild card (section 1).
 WILD_CAPABLE: tuple[bool, ...] = tuple(RANK[c] == 2 or c == JOKER for c in range(53))

@@ -75,7 +75,9 @@ def to_command(step: dict[str, Any]) -> C.Command:
     if "add" in step:
         spec = step["add"]
         return C.AddToMeld(
-            spec["team"], spec["meld"], parse_many(spec["cards"]),
+            spec["team"],
+            spec["meld"],
+            parse_many(spec["cards"]),
             _wild(spec.get("wild_as", step.get("wild_as"))),
         )
     if "discard" in step:
@@ -129,8 +131,11 @@ def check(state: State, checks: dict[str, Any]) -> None:
                 was_taken = state.muerto_status[int(team)] in (M_TAKEN, M_USED)
                 _expect(f"muerto taken by team {team}", taken, was_taken)
         elif key == "over":
-            _expect("over", want, state.phase in (HAND_OVER, OVER) and state.hand_no > 0
-                    and state.end_reason != "")
+            _expect(
+                "over",
+                want,
+                state.phase in (HAND_OVER, OVER) and state.hand_no > 0 and state.end_reason != "",
+            )
         elif key == "scores":
             for team, score in want.items():
                 _expect(f"score of team {team}", score, _hand_score(state, int(team)))

@@ -30,11 +30,11 @@ def shuffled_deck(rules: RuleSet, rng: Rng | None = None) -> list[int]:
 def deal_from_deck(rules: RuleSet, deck: list[int], first: int = 0) -> Deal:
     """Cut a shuffled deck into hands, muertos and the stock."""
     n = rules.hand_size
-    hands = tuple(tuple(deck[s * n:(s + 1) * n]) for s in range(rules.players))
+    hands = tuple(tuple(deck[s * n : (s + 1) * n]) for s in range(rules.players))
     pos = rules.players * n
     muertos = []
     for _ in range(rules.muertos):
-        muertos.append(tuple(deck[pos:pos + rules.muerto_size]))
+        muertos.append(tuple(deck[pos : pos + rules.muerto_size]))
         pos += rules.muerto_size
     return Deal(hands=hands, muertos=tuple(muertos), stock=tuple(deck[pos:]), first=first)
 
@@ -66,12 +66,14 @@ def deal_from_dict(data: dict[str, object]) -> Deal:
 def deal_commitment(deal: Deal, salt: str) -> str:
     """SHA-256 of the deal with a secret salt: published when the hand starts, verifiable
     once the deal and the salt are revealed at its end (provably fair)."""
-    body = "|".join([
-        "hands:" + ";".join(",".join(NAME[c] for c in h) for h in deal.hands),
-        "muertos:" + ";".join(",".join(NAME[c] for c in m) for m in deal.muertos),
-        "stock:" + ",".join(NAME[c] for c in deal.stock),
-        "discard:" + ",".join(NAME[c] for c in deal.discard),
-        f"first:{deal.first}",
-        f"salt:{salt}",
-    ])
+    body = "|".join(
+        [
+            "hands:" + ";".join(",".join(NAME[c] for c in h) for h in deal.hands),
+            "muertos:" + ";".join(",".join(NAME[c] for c in m) for m in deal.muertos),
+            "stock:" + ",".join(NAME[c] for c in deal.stock),
+            "discard:" + ",".join(NAME[c] for c in deal.discard),
+            f"first:{deal.first}",
+            f"salt:{salt}",
+        ]
+    )
     return hashlib.sha256(body.encode()).hexdigest()

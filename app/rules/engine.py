@@ -62,8 +62,9 @@ def apply(state: State, seat: object, command: object) -> tuple[list[E.Event], S
     handler = _HANDLERS.get(type(command))
     if handler is None:
         raise RuleViolation("bad_command", "unknown command")
-    if not (type(seat) is int and seat == state.turn
-            and (state.phase == DRAW or state.phase == PLAY)):
+    if not (
+        type(seat) is int and seat == state.turn and (state.phase == DRAW or state.phase == PLAY)
+    ):
         _check_turn(state, seat)  # the seat to play, during a hand, passes without a call
     events: list[E.Event] = []
     # (``_check_turn`` let only an int through)
@@ -166,8 +167,29 @@ def _emit(state: State, events: list[E.Event], event: E.Event) -> State:
 def _draw(state: State, seat: int, cmd: C.Draw, events: list[E.Event]) -> State:
     if state.phase != DRAW:
         _need_phase(state, DRAW)
-    (rules, _, turn, hands, melds, stock, discard, muertos, status, taker, single, hand_no,
-     first, match_first, turns, closer, reason, scores, totals, winner, match_winner) = state
+    (
+        rules,
+        _,
+        turn,
+        hands,
+        melds,
+        stock,
+        discard,
+        muertos,
+        status,
+        taker,
+        single,
+        hand_no,
+        first,
+        match_first,
+        turns,
+        closer,
+        reason,
+        scores,
+        totals,
+        winner,
+        match_winner,
+    ) = state
     if not stock:
         raise RuleViolation("stock_empty", "the stock is empty")
     card = stock[0]
@@ -177,10 +199,32 @@ def _draw(state: State, seat: int, cmd: C.Draw, events: list[E.Event]) -> State:
         status = _start_turn(state, seat)[0]
     new_hands = list(hands)
     new_hands[seat] = tuple(sorted(hands[seat] + (card,)))
-    state = _new_tuple(State, (
-        rules, PLAY, turn, tuple(new_hands), melds, stock[1:], discard, muertos, status, taker,
-        single, hand_no, first, match_first, turns, closer, reason, scores, totals, winner,
-        match_winner))
+    state = _new_tuple(
+        State,
+        (
+            rules,
+            PLAY,
+            turn,
+            tuple(new_hands),
+            melds,
+            stock[1:],
+            discard,
+            muertos,
+            status,
+            taker,
+            single,
+            hand_no,
+            first,
+            match_first,
+            turns,
+            closer,
+            reason,
+            scores,
+            totals,
+            winner,
+            match_winner,
+        ),
+    )
     if len(stock) - 1 > rules.stock_end:
         return state
     return _exhaust_stock(state, events)
@@ -233,21 +277,51 @@ def _take(state: State, seat: int, cmd: C.TakeDiscard, events: list[E.Event]) ->
         team, index = add
         return _add(state, seat, team, index, (card,), wild_as, events)
     single = state.taken_single
-    if (single >= 0 and all(c == single for c in state.hands[seat])
-            and not _can_lay_all(state, seat)):
+    if (
+        single >= 0
+        and all(c == single for c in state.hands[seat])
+        and not _can_lay_all(state, seat)
+    ):
         raise RuleViolation("stranded", "you would hold only cards you may not discard")
     return state
 
 
 def _take_and_lay(
-    state: State, seat: int, taken: tuple[int, ...], card: int, meld: Sequence[int],
-    rest: tuple[int, ...], wild_as: int | None, events: list[E.Event],
+    state: State,
+    seat: int,
+    taken: tuple[int, ...],
+    card: int,
+    meld: Sequence[int],
+    rest: tuple[int, ...],
+    wild_as: int | None,
+    events: list[E.Event],
 ) -> State:
     """_ev_took of the TookPile just emitted, then _lay of ``card`` and ``meld``, in one
     step: the same checks in the same order and the same final state, without building
     the state between them. ``rest`` is the hand before the take minus ``meld``."""
-    (rules, _, turn, hands, melds, stock, discard, muertos, status, taker, _, hand_no,
-     first, match_first, turns, closer, reason, scores, totals, winner, match_winner) = state
+    (
+        rules,
+        _,
+        turn,
+        hands,
+        melds,
+        stock,
+        discard,
+        muertos,
+        status,
+        taker,
+        _,
+        hand_no,
+        first,
+        match_first,
+        turns,
+        closer,
+        reason,
+        scores,
+        totals,
+        winner,
+        match_winner,
+    ) = state
     team = rules.team_of(seat)
     cards = (card, *meld)
     team_melds = melds[team]
@@ -264,10 +338,32 @@ def _take_and_lay(
     new_hands[seat] = hand
     new_melds = list(melds)
     new_melds[team] = team_melds + (new_meld,)
-    state = _new_tuple(State, (
-        rules, PLAY, turn, tuple(new_hands), tuple(new_melds), stock,
-        discard[: len(discard) - len(taken)], muertos, status, taker, single, hand_no, first,
-        match_first, turns, closer, reason, scores, totals, winner, match_winner))
+    state = _new_tuple(
+        State,
+        (
+            rules,
+            PLAY,
+            turn,
+            tuple(new_hands),
+            tuple(new_melds),
+            stock,
+            discard[: len(discard) - len(taken)],
+            muertos,
+            status,
+            taker,
+            single,
+            hand_no,
+            first,
+            match_first,
+            turns,
+            closer,
+            reason,
+            scores,
+            totals,
+            winner,
+            match_winner,
+        ),
+    )
     if len(hand) > 1 and single < 0:
         return state  # nothing for _after_play to do
     return _after_play(state, seat, team, events)
@@ -292,13 +388,20 @@ def _can_lay_all(state: State, seat: int) -> bool:
     return False
 
 
-def _meld_for_team(rules: RuleSet, team: int, team_melds: tuple[Meld, ...],
-                   cards: Sequence[int], wild_as: int | None) -> Meld:
+def _meld_for_team(
+    rules: RuleSet,
+    team: int,
+    team_melds: tuple[Meld, ...],
+    cards: Sequence[int],
+    wild_as: int | None,
+) -> Meld:
     """The meld ``cards`` make for ``team`` beside its ``team_melds``, or RuleViolation
     (a meld laid from the hand, or with a card taken from the pile)."""
     meld = build_meld(cards, rules, team, wild_as)
-    if meld.kind == GROUP and rules.one_group_per_rank and any(
-        m.kind == GROUP and m.rank == meld.rank for m in team_melds
+    if (
+        meld.kind == GROUP
+        and rules.one_group_per_rank
+        and any(m.kind == GROUP and m.rank == meld.rank for m in team_melds)
     ):
         raise RuleViolation("group_rank_taken", "your side already has a group of that rank")
     return meld
@@ -323,8 +426,13 @@ def _lay(
 
 
 def _add(
-    state: State, seat: int, team: int, index: int, cards: Sequence[int],
-    wild_as: int | None, events: list[E.Event],
+    state: State,
+    seat: int,
+    team: int,
+    index: int,
+    cards: Sequence[int],
+    wild_as: int | None,
+    events: list[E.Event],
 ) -> State:
     rules = state.rules
     own = rules.team_of(seat)
@@ -391,15 +499,58 @@ def _discard(state: State, seat: int, cmd: C.Discard, events: list[E.Event]) -> 
         return _end_hand(state, "closed", team, events)
     events.append(_new_tuple(E.Discarded, (seat, card)))
     # _ev_discarded, with the card's place in the hand known
-    (rules, _, _, hands, melds, stock, discard, muertos, status, taker, _, hand_no,
-     first, match_first, turns, closer, reason, scores, totals, winner, match_winner) = state
+    (
+        rules,
+        _,
+        _,
+        hands,
+        melds,
+        stock,
+        discard,
+        muertos,
+        status,
+        taker,
+        _,
+        hand_no,
+        first,
+        match_first,
+        turns,
+        closer,
+        reason,
+        scores,
+        totals,
+        winner,
+        match_winner,
+    ) = state
     new_hands = list(hands)
-    new_hands[seat] = hand[:i] + hand[i + 1:]
+    new_hands[seat] = hand[:i] + hand[i + 1 :]
     turns += 1
-    state = _new_tuple(State, (
-        rules, DRAW, (seat + 1) % rules.players, tuple(new_hands), melds, stock,
-        discard + (card,), muertos, status, taker, -1, hand_no, first, match_first, turns,
-        closer, reason, scores, totals, winner, match_winner))
+    state = _new_tuple(
+        State,
+        (
+            rules,
+            DRAW,
+            (seat + 1) % rules.players,
+            tuple(new_hands),
+            melds,
+            stock,
+            discard + (card,),
+            muertos,
+            status,
+            taker,
+            -1,
+            hand_no,
+            first,
+            match_first,
+            turns,
+            closer,
+            reason,
+            scores,
+            totals,
+            winner,
+            match_winner,
+        ),
+    )
     if len(stock) > rules.stock_end and turns < MAX_TURNS:
         return state  # the common end of a turn (_end_of_turn, without the call)
     return _end_of_turn(state, events)
@@ -443,8 +594,12 @@ def _deal(state: State, cmd: C.Deal) -> tuple[list[E.Event], State]:
     if any(not isinstance(c, int) or not 0 <= c <= 52 for c in all_cards):
         raise RuleViolation("bad_deal", "a deal holds only cards")
     event = E.HandStarted(
-        state.hand_no + 1, cmd.first, tuple(tuple(sorted(h)) for h in cmd.hands),
-        tuple(tuple(m) for m in cmd.muertos), tuple(cmd.stock), tuple(cmd.discard),
+        state.hand_no + 1,
+        cmd.first,
+        tuple(tuple(sorted(h)) for h in cmd.hands),
+        tuple(tuple(m) for m in cmd.muertos),
+        tuple(cmd.stock),
+        tuple(cmd.discard),
     )
     events: list[E.Event] = [event]
     new = evolve(state, event)
@@ -452,7 +607,10 @@ def _deal(state: State, cmd: C.Deal) -> tuple[list[E.Event], State]:
 
 
 _HANDLERS: dict[type, Callable[..., State]] = {
-    C.Draw: _draw, C.TakeDiscard: _take, C.LayMeld: _meld_cmd, C.AddToMeld: _add_cmd,
+    C.Draw: _draw,
+    C.TakeDiscard: _take,
+    C.LayMeld: _meld_cmd,
+    C.AddToMeld: _add_cmd,
     C.Discard: _discard,
 }
 
@@ -479,7 +637,7 @@ def _start_turn(state: State, seat: int) -> tuple[tuple[int, ...], tuple[int, ..
     team = state.rules.team_of(seat)
     status = state.muerto_status
     if status[team] == M_TAKEN and state.muerto_taker[team] == seat:
-        status = status[:team] + (M_USED,) + status[team + 1:]
+        status = status[:team] + (M_USED,) + status[team + 1 :]
     return status, state.muerto_taker
 
 
@@ -489,41 +647,139 @@ def _ev_started(state: State, e: E.HandStarted) -> State:
     muertos = e.muertos if e.muertos else ((),) * teams
     status = tuple(M_TABLE if rules.muertos else M_NONE for _ in range(teams))
     return state._replace(
-        phase=DRAW, turn=e.first, hands=e.hands, melds=((),) * teams, stock=e.stock,
-        discard=e.discard, muertos=muertos, muerto_status=status, muerto_taker=(-1,) * teams,
-        taken_single=-1, hand_no=e.hand_no, first=e.first,
-        match_first=e.first if e.hand_no == 1 else state.match_first, turns=0, closer=-1,
-        end_reason="", winner=-1,
+        phase=DRAW,
+        turn=e.first,
+        hands=e.hands,
+        melds=((),) * teams,
+        stock=e.stock,
+        discard=e.discard,
+        muertos=muertos,
+        muerto_status=status,
+        muerto_taker=(-1,) * teams,
+        taken_single=-1,
+        hand_no=e.hand_no,
+        first=e.first,
+        match_first=e.first if e.hand_no == 1 else state.match_first,
+        turns=0,
+        closer=-1,
+        end_reason="",
+        winner=-1,
     )
 
 
 def _ev_drew(state: State, e: E.Drew) -> State:
     seat, card = e
-    (rules, _, turn, hands, melds, stock, discard, muertos, status, taker, single, hand_no,
-     first, match_first, turns, closer, reason, scores, totals, winner, match_winner) = state
+    (
+        rules,
+        _,
+        turn,
+        hands,
+        melds,
+        stock,
+        discard,
+        muertos,
+        status,
+        taker,
+        single,
+        hand_no,
+        first,
+        match_first,
+        turns,
+        closer,
+        reason,
+        scores,
+        totals,
+        winner,
+        match_winner,
+    ) = state
     if M_TAKEN in status:
         status = _start_turn(state, seat)[0]
     new_hands = list(hands)
     new_hands[seat] = tuple(sorted(hands[seat] + (card,)))
-    return _new_tuple(State, (
-        rules, PLAY, turn, tuple(new_hands), melds, stock[1:], discard, muertos, status, taker,
-        single, hand_no, first, match_first, turns, closer, reason, scores, totals, winner,
-        match_winner))
+    return _new_tuple(
+        State,
+        (
+            rules,
+            PLAY,
+            turn,
+            tuple(new_hands),
+            melds,
+            stock[1:],
+            discard,
+            muertos,
+            status,
+            taker,
+            single,
+            hand_no,
+            first,
+            match_first,
+            turns,
+            closer,
+            reason,
+            scores,
+            totals,
+            winner,
+            match_winner,
+        ),
+    )
 
 
 def _ev_took(state: State, e: E.TookPile) -> State:
     seat, cards = e
-    (rules, _, turn, hands, melds, stock, discard, muertos, status, taker, _, hand_no,
-     first, match_first, turns, closer, reason, scores, totals, winner, match_winner) = state
+    (
+        rules,
+        _,
+        turn,
+        hands,
+        melds,
+        stock,
+        discard,
+        muertos,
+        status,
+        taker,
+        _,
+        hand_no,
+        first,
+        match_first,
+        turns,
+        closer,
+        reason,
+        scores,
+        totals,
+        winner,
+        match_winner,
+    ) = state
     if M_TAKEN in status:
         status = _start_turn(state, seat)[0]
     single = cards[0] if len(cards) == 1 and rules.single_take_no_discard else -1
     new_hands = list(hands)
     new_hands[seat] = tuple(sorted((*hands[seat], *cards)))  # add_cards
-    return _new_tuple(State, (
-        rules, PLAY, turn, tuple(new_hands), melds, stock, discard[: len(discard) - len(cards)],
-        muertos, status, taker, single, hand_no, first, match_first, turns, closer, reason,
-        scores, totals, winner, match_winner))
+    return _new_tuple(
+        State,
+        (
+            rules,
+            PLAY,
+            turn,
+            tuple(new_hands),
+            melds,
+            stock,
+            discard[: len(discard) - len(cards)],
+            muertos,
+            status,
+            taker,
+            single,
+            hand_no,
+            first,
+            match_first,
+            turns,
+            closer,
+            reason,
+            scores,
+            totals,
+            winner,
+            match_winner,
+        ),
+    )
 
 
 def _played(
@@ -555,20 +811,63 @@ def _ev_added(state: State, e: E.Added) -> State:
 
 def _ev_discarded(state: State, e: E.Discarded) -> State:
     seat, card = e
-    (rules, _, _, hands, melds, stock, discard, muertos, status, taker, _, hand_no,
-     first, match_first, turns, closer, reason, scores, totals, winner, match_winner) = state
+    (
+        rules,
+        _,
+        _,
+        hands,
+        melds,
+        stock,
+        discard,
+        muertos,
+        status,
+        taker,
+        _,
+        hand_no,
+        first,
+        match_first,
+        turns,
+        closer,
+        reason,
+        scores,
+        totals,
+        winner,
+        match_winner,
+    ) = state
     hand = hands[seat]
     if card in hand:
         i = hand.index(card)
-        hand = hand[:i] + hand[i + 1:]
+        hand = hand[:i] + hand[i + 1 :]
     else:
         hand = ()
     new_hands = list(hands)
     new_hands[seat] = hand
-    return _new_tuple(State, (
-        rules, DRAW, (seat + 1) % rules.players, tuple(new_hands), melds, stock,
-        discard + (card,), muertos, status, taker, -1, hand_no, first, match_first, turns + 1,
-        closer, reason, scores, totals, winner, match_winner))
+    return _new_tuple(
+        State,
+        (
+            rules,
+            DRAW,
+            (seat + 1) % rules.players,
+            tuple(new_hands),
+            melds,
+            stock,
+            discard + (card,),
+            muertos,
+            status,
+            taker,
+            -1,
+            hand_no,
+            first,
+            match_first,
+            turns + 1,
+            closer,
+            reason,
+            scores,
+            totals,
+            winner,
+            match_winner,
+        ),
+    )
 
 
 def _ev_muerto(state: State, e: E.MuertoTaken) -> State:
@@ -576,9 +875,9 @@ def _ev_muerto(state: State, e: E.MuertoTaken) -> State:
     status = M_USED if e.direct else M_TAKEN
     return state._replace(
         hands=_set_hand(state, e.seat, add_cards(state.hands[e.seat], e.cards)),
-        muertos=state.muertos[:team] + ((),) + state.muertos[team + 1:],
-        muerto_status=state.muerto_status[:team] + (status,) + state.muerto_status[team + 1:],
-        muerto_taker=state.muerto_taker[:team] + (e.seat,) + state.muerto_taker[team + 1:],
+        muertos=state.muertos[:team] + ((),) + state.muertos[team + 1 :],
+        muerto_status=state.muerto_status[:team] + (status,) + state.muerto_status[team + 1 :],
+        muerto_taker=state.muerto_taker[:team] + (e.seat,) + state.muerto_taker[team + 1 :],
     )
 
 
@@ -586,23 +885,33 @@ def _ev_to_stock(state: State, e: E.MuertoToStock) -> State:
     team = e.team
     return state._replace(
         stock=state.stock + state.muertos[team],
-        muertos=state.muertos[:team] + ((),) + state.muertos[team + 1:],
-        muerto_status=state.muerto_status[:team] + (M_STOCK,) + state.muerto_status[team + 1:],
+        muertos=state.muertos[:team] + ((),) + state.muertos[team + 1 :],
+        muerto_status=state.muerto_status[:team] + (M_STOCK,) + state.muerto_status[team + 1 :],
     )
 
 
 def _ev_ended(state: State, e: E.HandEnded) -> State:
     return state._replace(
-        phase=OVER if e.match_over else HAND_OVER, closer=e.closer, end_reason=e.reason,
-        hand_scores=tuple(s["total"] for s in e.scores), totals=e.totals, winner=e.winner,
+        phase=OVER if e.match_over else HAND_OVER,
+        closer=e.closer,
+        end_reason=e.reason,
+        hand_scores=tuple(s["total"] for s in e.scores),
+        totals=e.totals,
+        winner=e.winner,
         match_winner=e.match_winner,
     )
 
 
 _EVOLVE: dict[type, Callable[[State, Any], State]] = {
-    E.HandStarted: _ev_started, E.Drew: _ev_drew, E.TookPile: _ev_took,
-    E.Melded: _ev_melded, E.Added: _ev_added, E.Discarded: _ev_discarded,
-    E.MuertoTaken: _ev_muerto, E.MuertoToStock: _ev_to_stock, E.HandEnded: _ev_ended,
+    E.HandStarted: _ev_started,
+    E.Drew: _ev_drew,
+    E.TookPile: _ev_took,
+    E.Melded: _ev_melded,
+    E.Added: _ev_added,
+    E.Discarded: _ev_discarded,
+    E.MuertoTaken: _ev_muerto,
+    E.MuertoToStock: _ev_to_stock,
+    E.HandEnded: _ev_ended,
 }
 
 __all__ = ["apply", "decide", "evolve", "fold", "can_close", "can_go_out", "M_NONE", "M_USED"]

@@ -67,6 +67,13 @@ class HandEnded(NamedTuple):
 
 
 Event = (
-    HandStarted | Drew | TookPile | Melded | Added | Discarded | MuertoTaken | MuertoToStock
+    HandStarted
+    | Drew
+    | TookPile
+    | Melded
+    | Added
+    | Discarded
+    | MuertoTaken
+    | MuertoToStock
     | HandEnded
 )

@@ -24,8 +24,7 @@ SLOT_CARD: tuple[tuple[int, ...], ...] = tuple(
 )
 # The slot bits a natural card sets in its suit's mask (an ace: both ends).
 SLOT_BITS: tuple[int, ...] = tuple(
-    (1 << 1 | 1 << 14) if RANK[c] == 1 else (1 << RANK[c]) if c < 52 else 0
-    for c in range(53)
+    (1 << 1 | 1 << 14) if RANK[c] == 1 else (1 << RANK[c]) if c < 52 else 0 for c in range(53)
 )
 TWOS = (1, 14, 27, 40)
 
@@ -137,8 +136,13 @@ def _fix_aces(lo: int, hi: int, aces: int, rules: RuleSet) -> tuple[int, int]:
     return lo, hi
 
 
-def run_plans(h: Hand, rules: RuleSet, use_wild: bool,
-              suits: tuple[int, ...] = (0, 1, 2, 3), wild_min: int = 0) -> list[Plan]:
+def run_plans(
+    h: Hand,
+    rules: RuleSet,
+    use_wild: bool,
+    suits: tuple[int, ...] = (0, 1, 2, 3),
+    wild_min: int = 0,
+) -> list[Plan]:
     """The natural runs of 3+ cards, and (``use_wild``) runs a wild completes: two
     stretches one slot apart, or a stretch of two with the wild at an end (only those
     of ``wild_min`` cards or more)."""
@@ -149,10 +153,14 @@ def run_plans(h: Hand, rules: RuleSet, use_wild: bool,
         pairs = mask & (mask >> 1)
         # a natural run: three slots in a row; with a wild, two slots in a row or one
         # apart, or (``wild_min`` 4+) three slots with one gap: 11_1 or 1_11
-        if not (pairs & (mask >> 2)) and not (use_wild and (
-            (pairs or mask & (mask >> 2)) if wild_min <= 3
-            else mask & (mask >> 3) & ((mask >> 1) | (mask >> 2))
-        )):
+        if not (pairs & (mask >> 2)) and not (
+            use_wild
+            and (
+                (pairs or mask & (mask >> 2))
+                if wild_min <= 3
+                else mask & (mask >> 3) & ((mask >> 1) | (mask >> 2))
+            )
+        ):
             continue
         row = SLOT_CARD[suit]
         aces = h.counts[row[1]]
@@ -160,7 +168,7 @@ def run_plans(h: Hand, rules: RuleSet, use_wild: bool,
         for lo, hi in segs:
             lo, hi = _fix_aces(lo, hi, aces, rules)
             if hi - lo >= 2:
-                out.append(Plan(hi - lo + 1, row[lo:hi + 1], 0))
+                out.append(Plan(hi - lo + 1, row[lo : hi + 1], 0))
         if not use_wild:
             continue
         wild = h.pick_wild(suit)
@@ -170,7 +178,7 @@ def run_plans(h: Hand, rules: RuleSet, use_wild: bool,
                 lo2, hi2 = segs[i + 1]
                 if (lo == 1 and hi2 == 14) or not (spare_two or lo > 2 or hi2 < 2):
                     continue
-                cards = row[lo:hi + 1] + row[lo2:hi2 + 1] + (wild,)
+                cards = row[lo : hi + 1] + row[lo2 : hi2 + 1] + (wild,)
                 if len(cards) >= wild_min:
                     out.append(Plan(len(cards) - 3, cards, 1))
             elif hi - lo == 1 and (spare_two or lo > 2) and wild_min <= 3:
@@ -178,8 +186,7 @@ def run_plans(h: Hand, rules: RuleSet, use_wild: bool,
     return out
 
 
-def group_naturals(h: Hand, rank: int, rules: RuleSet,
-                   present: tuple[int, ...] = ()) -> list[int]:
+def group_naturals(h: Hand, rank: int, rules: RuleSet, present: tuple[int, ...] = ()) -> list[int]:
     """The hand's naturals of ``rank`` a group may hold beside the cards ``present``."""
     cards: list[int] = []
     counts = h.counts
@@ -194,8 +201,13 @@ def group_naturals(h: Hand, rank: int, rules: RuleSet,
     return cards
 
 
-def group_plans(h: Hand, rules: RuleSet, use_wild: bool,
-                taken_ranks: frozenset[int] = frozenset(), only: int = 0) -> list[Plan]:
+def group_plans(
+    h: Hand,
+    rules: RuleSet,
+    use_wild: bool,
+    taken_ranks: frozenset[int] = frozenset(),
+    only: int = 0,
+) -> list[Plan]:
     """Groups of 3+ naturals, and (``use_wild``) two naturals with a wild."""
     out: list[Plan] = []
     if not rules.groups:
@@ -217,8 +229,9 @@ def group_plans(h: Hand, rules: RuleSet, use_wild: bool,
     return out
 
 
-def plans_with(h: Hand, card: int, rules: RuleSet, use_wild: bool,
-               taken_ranks: frozenset[int] = frozenset()) -> list[Plan]:
+def plans_with(
+    h: Hand, card: int, rules: RuleSet, use_wild: bool, taken_ranks: frozenset[int] = frozenset()
+) -> list[Plan]:
     """New melds of hand ``h`` plus the natural ``card`` that include ``card``."""
     if WILD_CAPABLE[card]:
         return []
@@ -240,7 +253,7 @@ def extension(m: Meld, h: Hand, rules: RuleSet) -> list[int]:
             return []
         cards = group_naturals(h, m.rank, rules, m.naturals)
         if rules.group_max:
-            cards = cards[:max(0, rules.group_max - m.size)]
+            cards = cards[: max(0, rules.group_max - m.size)]
         return cards
     mask = h.masks[m.suit]
     lo, hi = m.lo, m.hi
@@ -328,8 +341,11 @@ def hooks_for(melds: tuple[Meld, ...], card: int, rules: RuleSet) -> list[int]:
     rank = RANK[card]
     for index, m in enumerate(melds):
         if m.kind != SEQ:
-            if rank == m.rank and not (rules.group_max and m.size >= rules.group_max) \
-                    and not (rules.group_distinct_suits and card in m.naturals):
+            if (
+                rank == m.rank
+                and not (rules.group_max and m.size >= rules.group_max)
+                and not (rules.group_distinct_suits and card in m.naturals)
+            ):
                 out.append(index)
             continue
         row = SLOT_CARD[m.suit]

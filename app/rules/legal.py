@@ -108,9 +108,7 @@ def _submultisets(cards: list[int], min_size: int) -> list[tuple[int, ...]]:
     return [acc for acc in out if len(acc) >= min_size]
 
 
-def add_candidates(
-    m: Meld, hand: tuple[int, ...]
-) -> Iterator[tuple[tuple[int, ...], int | None]]:
+def add_candidates(m: Meld, hand: tuple[int, ...]) -> Iterator[tuple[tuple[int, ...], int | None]]:
     """(cards, wild_as) for additions of hand cards to meld ``m``."""
     wilds = _wild_ids(hand)
     if m.kind != SEQ:

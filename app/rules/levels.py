@@ -36,13 +36,24 @@ class EasyBot(GreedyBot):
     def _roll(self, state: State, seat: int) -> SplitMix:
         # the position's own numbers: the same mistakes on a replay, whatever the hidden
         # cards are (only what the seat sees goes in)
-        return SplitMix(mix(self.seed, state.hand_no, state.turns, seat,
-                            len(state.hands[seat]), len(state.discard)))
+        return SplitMix(
+            mix(
+                self.seed,
+                state.hand_no,
+                state.turns,
+                seat,
+                len(state.hands[seat]),
+                len(state.discard),
+            )
+        )
 
     def _draw(self, state: State, seat: int) -> C.Command:
         cmd = super()._draw(state, seat)
-        if isinstance(cmd, C.TakeDiscard) and self._roll(state, seat).chance(MISS_TAKE) \
-                and _accepts(state, seat, C.Draw()):
+        if (
+            isinstance(cmd, C.TakeDiscard)
+            and self._roll(state, seat).chance(MISS_TAKE)
+            and _accepts(state, seat, C.Draw())
+        ):
             return C.Draw()
         return cmd
 
@@ -65,8 +76,7 @@ class EasyBot(GreedyBot):
         return self._discard(state, seat, v)
 
 
-def make_bot(strength: str, seed: int = 0,
-             clock: Callable[[], float] | None = None) -> Bot:
+def make_bot(strength: str, seed: int = 0, clock: Callable[[], float] | None = None) -> Bot:
     """A bot of that strength (unknown names play normal). ``clock`` (seconds, e.g. the
     process's CPU time) lets the strong bot stop searching at its time budget."""
     if strength == "easy":

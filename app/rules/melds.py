@@ -148,12 +148,29 @@ def _build_group(
         raise _fail("group_suits_repeat", "a group needs cards of different suits")
     if rules.group_max and len(cards) > rules.group_max:
         raise _fail("group_too_large", f"a group holds at most {rules.group_max} cards")
-    return _new_meld(Meld, (GROUP, -1, 0, 0, RANK[plain[0]], tuple(sorted(plain)),
-                            wilds[0] if wilds else -1, 0, owner, ()))
+    return _new_meld(
+        Meld,
+        (
+            GROUP,
+            -1,
+            0,
+            0,
+            RANK[plain[0]],
+            tuple(sorted(plain)),
+            wilds[0] if wilds else -1,
+            0,
+            owner,
+            (),
+        ),
+    )
 
 
 def _build_sequence(
-    cards: Sequence[int], plain: list[int], ranks: list[int], rules: RuleSet, owner: int,
+    cards: Sequence[int],
+    plain: list[int],
+    ranks: list[int],
+    rules: RuleSet,
+    owner: int,
     wild_as: int | None,
 ) -> Meld:
     """``ranks`` are those of ``plain`` (the cards that cannot be wild), in order."""
@@ -249,9 +266,7 @@ def _named_end(card: int, suit: int, lo: int, hi: int) -> int:
     return 0
 
 
-def add_to_meld(
-    m: Meld, cards: Sequence[int], rules: RuleSet, wild_as: int | None = None
-) -> Meld:
+def add_to_meld(m: Meld, cards: Sequence[int], rules: RuleSet, wild_as: int | None = None) -> Meld:
     """``m`` with ``cards`` added (some one-by-one order of them valid) or RuleViolation."""
     if not cards:
         raise _fail("nothing_to_add", "choose at least one card to add")
@@ -278,25 +293,40 @@ def _add_to_group(m: Meld, cards: Sequence[int], rules: RuleSet, wild_as: int | 
         raise _fail("group_suits_repeat", "a group needs cards of different suits")
     if rules.group_max and len(naturals) + (wild >= 0) > rules.group_max:
         raise _fail("group_too_large", f"a group holds at most {rules.group_max} cards")
-    return _new_meld(Meld, (GROUP, m.suit, m.lo, m.hi, m.rank, tuple(sorted(naturals)), wild,
-                            m.wslot, m.owner, m.foreign))
+    return _new_meld(
+        Meld,
+        (
+            GROUP,
+            m.suit,
+            m.lo,
+            m.hi,
+            m.rank,
+            tuple(sorted(naturals)),
+            wild,
+            m.wslot,
+            m.owner,
+            m.foreign,
+        ),
+    )
 
 
-def _add_to_sequence(
-    m: Meld, cards: Sequence[int], rules: RuleSet, wild_as: int | None
-) -> Meld:
+def _add_to_sequence(m: Meld, cards: Sequence[int], rules: RuleSet, wild_as: int | None) -> Meld:
     suit, lo, hi, wild, wslot = m.suit, m.lo, m.hi, m.wild, m.wslot
     if len(cards) == 1 and wild_as is None:
         c = cards[0]
-        placed = None if WILD_CAPABLE[c] or SUIT[c] != suit else \
-            _place_natural(c, suit, lo, hi, wild, wslot, rules)
+        placed = (
+            None
+            if WILD_CAPABLE[c] or SUIT[c] != suit
+            else _place_natural(c, suit, lo, hi, wild, wslot, rules)
+        )
         if placed is not None:  # the common add, one natural that fits: as below, directly
             lo, hi, wild, wslot = placed
             why = _check_span(lo, hi, wslot, rules)
             if why:
                 raise _fail("ace_to_ace_not_allowed", why)
-            return _new_meld(Meld, (SEQ, suit, lo, hi, m.rank, m.naturals, wild, wslot, m.owner,
-                                    m.foreign))
+            return _new_meld(
+                Meld, (SEQ, suit, lo, hi, m.rank, m.naturals, wild, wslot, m.owner, m.foreign)
+            )
     naturals = [c for c in cards if not WILD_CAPABLE[c]]
     twos = [c for c in cards if RANK[c] == 2 and SUIT[c] == suit]
     wilds = [c for c in cards if WILD_CAPABLE[c] and not (RANK[c] == 2 and SUIT[c] == suit)]
@@ -332,15 +362,19 @@ def _add_to_sequence(
         bridged = True
         slot = _bridge_slot(pending, suit, lo, hi, new_wild, wild_as)
         if slot == 0:
-            raise _fail("bad_wild_slot" if wild_as is not None else "cannot_add",
-                        "there is no room for the wild card there")
+            raise _fail(
+                "bad_wild_slot" if wild_as is not None else "cannot_add",
+                "there is no room for the wild card there",
+            )
         wild, wslot = new_wild, slot
         lo, hi = min(lo, slot), max(hi, slot)
         if not pending:
             break
     if pending:
-        if any(relocation_blocked(m._replace(lo=lo, hi=hi, wild=wild, wslot=wslot), c, rules)
-               for c in pending):
+        if any(
+            relocation_blocked(m._replace(lo=lo, hi=hi, wild=wild, wslot=wslot), c, rules)
+            for c in pending
+        ):
             if not rules.wild_relocation:
                 raise _fail("wild_fixed", "a wild card on the table stays where it is")
             raise _fail("wild_cannot_move", "the wild card has no free end to move to")
@@ -351,8 +385,10 @@ def _add_to_sequence(
         new_wild = wilds[0]
         slot = _named_end(wild_as, suit, lo, hi) if wild_as is not None else _add_end(lo, hi)
         if slot == 0:
-            raise _fail("bad_wild_slot" if wild_as is not None else "cannot_add",
-                        "there is no room for the wild card there")
+            raise _fail(
+                "bad_wild_slot" if wild_as is not None else "cannot_add",
+                "there is no room for the wild card there",
+            )
         wild, wslot = new_wild, slot
         lo, hi = min(lo, slot), max(hi, slot)
     elif wild_as is not None and not bridged:
@@ -360,8 +396,7 @@ def _add_to_sequence(
     why = _check_span(lo, hi, wslot, rules)
     if why:
         raise _fail("ace_to_ace_not_allowed", why)
-    return _new_meld(Meld, (SEQ, suit, lo, hi, m.rank, m.naturals, wild, wslot, m.owner,
-                            m.foreign))
+    return _new_meld(Meld, (SEQ, suit, lo, hi, m.rank, m.naturals, wild, wslot, m.owner, m.foreign))
 
 
 def _add_end(lo: int, hi: int) -> int:

@@ -94,11 +94,17 @@ def score_hand(state: State, closer: int) -> tuple[dict[str, Any], ...]:
             penalty = rules.muerto_penalty
         close = rules.close_bonus if team == closer else 0
         total = table[team] + bonus[team] + close - hand[team] - penalty
-        out.append({
-            "table": table[team], "canastas": canastas[team], "canasta_bonus": bonus[team],
-            "close_bonus": close, "hand": -hand[team], "muerto_penalty": -penalty,
-            "total": total,
-        })
+        out.append(
+            {
+                "table": table[team],
+                "canastas": canastas[team],
+                "canasta_bonus": bonus[team],
+                "close_bonus": close,
+                "hand": -hand[team],
+                "muerto_penalty": -penalty,
+                "total": total,
+            }
+        )
     return tuple(out)
 
 

@@ -54,8 +54,9 @@ def hidden_pool(state: State, seat: int) -> list[int]:
     return [c for c in range(53) for _ in range(counts[c])]
 
 
-def determinize(state: State, seat: int, rng: SplitMix,
-                known: dict[int, list[int]] | None = None) -> State:
+def determinize(
+    state: State, seat: int, rng: SplitMix, known: dict[int, list[int]] | None = None
+) -> State:
     """A world ``seat`` cannot tell from the real one: the hidden places dealt again
     from ``hidden_pool`` (sizes kept), the cards ``known`` to be in a seat's hand (it
     took them from the pile) in that hand."""
@@ -78,14 +79,14 @@ def determinize(state: State, seat: int, rng: SplitMix,
         if s != seat:
             mine = fixed.get(s, [])
             n = len(hands[s]) - len(mine)
-            hands[s] = tuple(sorted(mine + pool[pos:pos + n]))
+            hands[s] = tuple(sorted(mine + pool[pos : pos + n]))
             pos += n
     muertos = list(state.muertos)
     for t, m in enumerate(muertos):
         if m and state.muerto_status[t] == M_TABLE:
-            muertos[t] = tuple(pool[pos:pos + len(m)])
+            muertos[t] = tuple(pool[pos : pos + len(m)])
             pos += len(m)
-    stock = tuple(pool[pos:pos + len(state.stock)])
+    stock = tuple(pool[pos : pos + len(state.stock)])
     pos += len(state.stock)
     discard = state.discard
     if buried:
@@ -94,10 +95,9 @@ def determinize(state: State, seat: int, rng: SplitMix,
             discard = tuple(mine) + discard[-1:]
         else:  # (known cards put back: their order is lost, the pile is dealt anew)
             pool.extend(mine)
-            discard = tuple(pool[pos:pos + buried]) + discard[-1:]
+            discard = tuple(pool[pos : pos + buried]) + discard[-1:]
             pos += buried
-    return state._replace(hands=tuple(hands), muertos=tuple(muertos), stock=stock,
-                          discard=discard)
+    return state._replace(hands=tuple(hands), muertos=tuple(muertos), stock=stock, discard=discard)
 
 
 def rollout(state: State, horizon: int) -> State:
@@ -169,8 +169,11 @@ class PileMemory:
         known = self.cards.setdefault(other, [])
         pile = state.discard
         closed = state.rules.discard_pile == "closed"
-        if pile and self._size >= len(pile) and (
-                closed or pile[:-1] == self._pile[:len(pile) - 1]):
+        if (
+            pile
+            and self._size >= len(pile)
+            and (closed or pile[:-1] == self._pile[: len(pile) - 1])
+        ):
             # the pile lost cards: the other player took the top ``taken`` of it
             taken = self._size - (len(pile) - 1)
             known.extend(self._pile[-taken:] if taken <= len(self._pile) else self._pile)
@@ -198,8 +201,14 @@ class PileMemory:
 class StrongBot:
     """Searches at the decisions that matter, plays as GreedyBot at the others."""
 
-    def __init__(self, seed: int = 0, samples: int = SAMPLES, horizon: int = HORIZON,
-                 clock: Callable[[], float] | None = None, budget: float = BUDGET) -> None:
+    def __init__(
+        self,
+        seed: int = 0,
+        samples: int = SAMPLES,
+        horizon: int = HORIZON,
+        clock: Callable[[], float] | None = None,
+        budget: float = BUDGET,
+    ) -> None:
         self.seed = seed
         self.samples = samples
         self.horizon = horizon
@@ -233,25 +242,40 @@ class StrongBot:
             if isinstance(first, C.TakeDiscard):
                 if _accepts(state, seat, C.Draw()):
                     out.append(C.Draw())
-            elif len(state.discard) > 1 and state.rules.discard_pile == "open" \
-                    and _accepts(state, seat, C.TakeDiscard()) \
-                    and not greedy.repeats(state, seat, C.TakeDiscard()):
+            elif (
+                len(state.discard) > 1
+                and state.rules.discard_pile == "open"
+                and _accepts(state, seat, C.TakeDiscard())
+                and not greedy.repeats(state, seat, C.TakeDiscard())
+            ):
                 out.append(C.TakeDiscard())
         elif isinstance(first, C.Discard) and len(state.hands[seat]) > 2:
             for card in greedy.discard_order(state, seat):
                 cmd = C.Discard(card)
                 if len(out) >= DISCARDS:
                     break
-                if cmd != first and not greedy.repeats(state, seat, cmd) \
-                        and not greedy.gives_back(state, cmd):
+                if (
+                    cmd != first
+                    and not greedy.repeats(state, seat, cmd)
+                    and not greedy.gives_back(state, cmd)
+                ):
                     out.append(cmd)
         return out
 
     def search(self, state: State, seat: int, options: list[C.Command]) -> C.Command:
         rules = state.rules
         team = rules.team_of(seat)
-        rng = SplitMix(mix(self.seed, state.hand_no, state.turns, seat, len(state.stock),
-                           len(state.discard), len(options)))
+        rng = SplitMix(
+            mix(
+                self.seed,
+                state.hand_no,
+                state.turns,
+                seat,
+                len(state.stock),
+                len(state.discard),
+                len(options),
+            )
+        )
         totals = [0] * len(options)
         start = self.clock() if self.clock is not None else 0.0
         self.searched += 1

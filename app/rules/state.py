@@ -57,11 +57,27 @@ def initial_state(rules: RuleSet) -> State:
     teams = rules.teams
     zero = (0,) * teams
     return State(
-        rules=rules, phase=HAND_OVER, turn=0, hands=((),) * rules.players,
-        melds=((),) * teams, stock=(), discard=(), muertos=((),) * teams,
-        muerto_status=(M_NONE,) * teams, muerto_taker=(-1,) * teams, taken_single=-1,
-        hand_no=0, first=0, match_first=0, turns=0, closer=-1, end_reason="",
-        hand_scores=zero, totals=zero, winner=-1, match_winner=-1,
+        rules=rules,
+        phase=HAND_OVER,
+        turn=0,
+        hands=((),) * rules.players,
+        melds=((),) * teams,
+        stock=(),
+        discard=(),
+        muertos=((),) * teams,
+        muerto_status=(M_NONE,) * teams,
+        muerto_taker=(-1,) * teams,
+        taken_single=-1,
+        hand_no=0,
+        first=0,
+        match_first=0,
+        turns=0,
+        closer=-1,
+        end_reason="",
+        hand_scores=zero,
+        totals=zero,
+        winner=-1,
+        match_winner=-1,
     )
 
 

@@ -50,8 +50,13 @@ def clean(text: str) -> str:
 
 def out(msg: ChatMessage, nickname: str) -> dict[str, Any]:
     return {
-        "type": "chat", "channel": msg.channel, "id": msg.id, "user_id": msg.user_id,
-        "nickname": nickname, "text": msg.body, "at": msg.created_at.isoformat(),
+        "type": "chat",
+        "channel": msg.channel,
+        "id": msg.id,
+        "user_id": msg.user_id,
+        "nickname": nickname,
+        "text": msg.body,
+        "at": msg.created_at.isoformat(),
     }
 
 
@@ -62,11 +67,12 @@ async def post(
     verdict = await ratelimit.hit(redis, f"rl:chat:{me.id}", RATE_LIMIT, RATE_WINDOW_SECONDS)
     if not verdict.allowed:
         raise AppError(
-            "rate_limited", f"Slow down: try again in {verdict.retry_after} seconds.", 429,
+            "rate_limited",
+            f"Slow down: try again in {verdict.retry_after} seconds.",
+            429,
             headers={"Retry-After": str(verdict.retry_after)},
         )
-    msg = ChatMessage(channel=channel_name(table_id), user_id=me.id, body=body,
-                      created_at=utcnow())
+    msg = ChatMessage(channel=channel_name(table_id), user_id=me.id, body=body, created_at=utcnow())
     db.add(msg)
     await db.flush()
     if msg.id % PURGE_EVERY == 0:
@@ -83,8 +89,10 @@ async def history(
     stmt = (
         select(ChatMessage, User.nickname)
         .join(User, User.id == ChatMessage.user_id)
-        .where(ChatMessage.channel == channel_name(table_id),
-               ChatMessage.created_at >= utcnow() - RETENTION)
+        .where(
+            ChatMessage.channel == channel_name(table_id),
+            ChatMessage.created_at >= utcnow() - RETENTION,
+        )
     )
     if hidden:
         stmt = stmt.where(ChatMessage.user_id.not_in(sorted(hidden)))

@@ -26,10 +26,12 @@ async def are_friends(db: AsyncSession, a: int, b: int) -> bool:
 
 
 async def blocked_between(db: AsyncSession, a: int, b: int) -> bool:
-    stmt = select(Block.blocker_id).where(or_(
-        and_(Block.blocker_id == a, Block.blocked_id == b),
-        and_(Block.blocker_id == b, Block.blocked_id == a),
-    ))
+    stmt = select(Block.blocker_id).where(
+        or_(
+            and_(Block.blocker_id == a, Block.blocked_id == b),
+            and_(Block.blocker_id == b, Block.blocked_id == a),
+        )
+    )
     return (await db.execute(stmt)).first() is not None
 
 
@@ -40,9 +42,7 @@ async def hidden_ids(db: AsyncSession, user_id: int) -> set[int]:
     return set((await db.execute(a.union(b))).scalars())
 
 
-async def send_request(
-    db: AsyncSession, outbox: Outbox, me: User, to_id: int
-) -> FriendRequest:
+async def send_request(db: AsyncSession, outbox: Outbox, me: User, to_id: int) -> FriendRequest:
     if to_id == me.id:
         raise AppError("cannot_befriend_self", "You cannot befriend yourself.", 400)
     other = await user_or_404(db, to_id)
@@ -59,15 +59,24 @@ async def send_request(
     req = FriendRequest(sender_id=me.id, recipient_id=other.id, state="pending")
     db.add(req)
     await db.flush()
-    await notifications.add(db, outbox, other.id, "friend_request", {
-        "request_id": req.id, "from_user_id": me.id, "from_nickname": me.nickname,
-    })
+    await notifications.add(
+        db,
+        outbox,
+        other.id,
+        "friend_request",
+        {
+            "request_id": req.id,
+            "from_user_id": me.id,
+            "from_nickname": me.nickname,
+        },
+    )
     return req
 
 
 async def _pending(db: AsyncSession, sender: int, recipient: int) -> FriendRequest | None:
     stmt = select(FriendRequest).where(
-        FriendRequest.sender_id == sender, FriendRequest.recipient_id == recipient,
+        FriendRequest.sender_id == sender,
+        FriendRequest.recipient_id == recipient,
         FriendRequest.state == "pending",
     )
     return (await db.execute(stmt)).scalars().first()
@@ -83,13 +92,25 @@ async def _incoming(db: AsyncSession, me: User, request_id: int) -> FriendReques
 async def accept(db: AsyncSession, outbox: Outbox, me: User, request_id: int) -> None:
     req = await _incoming(db, me, request_id)
     req.state = "accepted"
-    await insert_ignore(db, table_of(Friendship), [
-        {"user_id": req.sender_id, "friend_id": me.id},
-        {"user_id": me.id, "friend_id": req.sender_id},
-    ], ["user_id", "friend_id"])
-    await notifications.add(db, outbox, req.sender_id, "friend_accepted", {
-        "user_id": me.id, "nickname": me.nickname,
-    })
+    await insert_ignore(
+        db,
+        table_of(Friendship),
+        [
+            {"user_id": req.sender_id, "friend_id": me.id},
+            {"user_id": me.id, "friend_id": req.sender_id},
+        ],
+        ["user_id", "friend_id"],
+    )
+    await notifications.add(
+        db,
+        outbox,
+        req.sender_id,
+        "friend_accepted",
+        {
+            "user_id": me.id,
+            "nickname": me.nickname,
+        },
+    )
 
 
 async def decline(db: AsyncSession, me: User, request_id: int) -> None:
@@ -99,24 +120,35 @@ async def decline(db: AsyncSession, me: User, request_id: int) -> None:
 
 
 async def remove(db: AsyncSession, me: int, other: int) -> None:
-    await db.execute(delete(Friendship).where(or_(
-        and_(Friendship.user_id == me, Friendship.friend_id == other),
-        and_(Friendship.user_id == other, Friendship.friend_id == me),
-    )))
+    await db.execute(
+        delete(Friendship).where(
+            or_(
+                and_(Friendship.user_id == me, Friendship.friend_id == other),
+                and_(Friendship.user_id == other, Friendship.friend_id == me),
+            )
+        )
+    )
 
 
 async def block(db: AsyncSession, me: int, other: int) -> None:
     if me == other:
         raise AppError("cannot_block_self", "You cannot block yourself.", 400)
     await user_or_404(db, other)
-    await insert_ignore(db, table_of(Block), [{"blocker_id": me, "blocked_id": other}],
-                        ["blocker_id", "blocked_id"])
+    await insert_ignore(
+        db, table_of(Block), [{"blocker_id": me, "blocked_id": other}], ["blocker_id", "blocked_id"]
+    )
     await remove(db, me, other)
-    await db.execute(update(FriendRequest).where(
-        FriendRequest.state == "pending",
-        or_(and_(FriendRequest.sender_id == me, FriendRequest.recipient_id == other),
-            and_(FriendRequest.sender_id == other, FriendRequest.recipient_id == me)),
-    ).values(state="cancelled"))
+    await db.execute(
+        update(FriendRequest)
+        .where(
+            FriendRequest.state == "pending",
+            or_(
+                and_(FriendRequest.sender_id == me, FriendRequest.recipient_id == other),
+                and_(FriendRequest.sender_id == other, FriendRequest.recipient_id == me),
+            ),
+        )
+        .values(state="cancelled")
+    )
 
 
 async def unblock(db: AsyncSession, me: int, other: int) -> None:
@@ -125,16 +157,20 @@ async def unblock(db: AsyncSession, me: int, other: int) -> None:
 
 async def friends_of(db: AsyncSession, me: int) -> list[User]:
     stmt = (
-        select(User).join(Friendship, Friendship.friend_id == User.id)
-        .where(Friendship.user_id == me).order_by(User.nickname)
+        select(User)
+        .join(Friendship, Friendship.friend_id == User.id)
+        .where(Friendship.user_id == me)
+        .order_by(User.nickname)
     )
     return list((await db.execute(stmt)).scalars())
 
 
 async def blocked_by(db: AsyncSession, me: int) -> list[User]:
     stmt = (
-        select(User).join(Block, Block.blocked_id == User.id)
-        .where(Block.blocker_id == me).order_by(User.nickname)
+        select(User)
+        .join(Block, Block.blocked_id == User.id)
+        .where(Block.blocker_id == me)
+        .order_by(User.nickname)
     )
     return list((await db.execute(stmt)).scalars())
 
@@ -143,15 +179,19 @@ async def pending_for(db: AsyncSession, me: int) -> tuple[list[FriendRequest], l
     base = select(FriendRequest).where(FriendRequest.state == "pending")
     incoming = base.where(FriendRequest.recipient_id == me).order_by(FriendRequest.id)
     outgoing = base.where(FriendRequest.sender_id == me).order_by(FriendRequest.id)
-    return (list((await db.execute(incoming)).scalars()),
-            list((await db.execute(outgoing)).scalars()))
+    return (
+        list((await db.execute(incoming)).scalars()),
+        list((await db.execute(outgoing)).scalars()),
+    )
 
 
 async def search(db: AsyncSession, me: int, text: str, limit: int) -> list[User]:
     pattern = text.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
     hidden = await hidden_ids(db, me)
     stmt = (
-        select(User).where(User.nickname.ilike(f"{pattern}%", escape="\\"), User.id != me)
-        .order_by(User.nickname).limit(limit + len(hidden))
+        select(User)
+        .where(User.nickname.ilike(f"{pattern}%", escape="\\"), User.id != me)
+        .order_by(User.nickname)
+        .limit(limit + len(hidden))
     )
     return [u for u in (await db.execute(stmt)).scalars() if u.id not in hidden][:limit]

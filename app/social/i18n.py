@@ -23,47 +23,75 @@ Message = Mapping[str, str | Forms]
 
 MESSAGES: dict[str, Message] = {
     "table.quick": {
-        "es": "¡Juega ya!", "en": "Play now!", "pt-BR": "Jogue já!", "it": "Gioca subito!",
+        "es": "¡Juega ya!",
+        "en": "Play now!",
+        "pt-BR": "Jogue já!",
+        "it": "Gioca subito!",
         "pl": "Zagraj teraz!",
     },
     "table.challenge": {
-        "es": "Reto de {name}", "en": "{name}'s challenge", "pt-BR": "Desafio de {name}",
-        "it": "Sfida di {name}", "pl": "Wyzwanie gracza {name}",
+        "es": "Reto de {name}",
+        "en": "{name}'s challenge",
+        "pt-BR": "Desafio de {name}",
+        "it": "Sfida di {name}",
+        "pl": "Wyzwanie gracza {name}",
     },
     "note.gift": {
-        "es": "{from_nickname} te envió un regalo", "en": "{from_nickname} sent you a gift",
+        "es": "{from_nickname} te envió un regalo",
+        "en": "{from_nickname} sent you a gift",
         "pt-BR": "{from_nickname} te enviou um presente",
         "it": "{from_nickname} ti ha mandato un regalo",
         "pl": "Gracz {from_nickname} wysłał Ci prezent",
     },
     "note.gift.coins": {
-        "es": {"one": "{from_nickname} te regaló {amount} moneda",
-               "other": "{from_nickname} te regaló {amount} monedas"},
-        "en": {"one": "{from_nickname} gave you {amount} coin",
-               "other": "{from_nickname} gave you {amount} coins"},
-        "pt-BR": {"one": "{from_nickname} te deu {amount} moeda",
-                  "other": "{from_nickname} te deu {amount} moedas"},
-        "it": {"one": "{from_nickname} ti ha regalato {amount} moneta",
-               "other": "{from_nickname} ti ha regalato {amount} monete"},
-        "pl": {"one": "Gracz {from_nickname} podarował Ci {amount} monetę",
-               "few": "Gracz {from_nickname} podarował Ci {amount} monety",
-               "many": "Gracz {from_nickname} podarował Ci {amount} monet"},
+        "es": {
+            "one": "{from_nickname} te regaló {amount} moneda",
+            "other": "{from_nickname} te regaló {amount} monedas",
+        },
+        "en": {
+            "one": "{from_nickname} gave you {amount} coin",
+            "other": "{from_nickname} gave you {amount} coins",
+        },
+        "pt-BR": {
+            "one": "{from_nickname} te deu {amount} moeda",
+            "other": "{from_nickname} te deu {amount} moedas",
+        },
+        "it": {
+            "one": "{from_nickname} ti ha regalato {amount} moneta",
+            "other": "{from_nickname} ti ha regalato {amount} monete",
+        },
+        "pl": {
+            "one": "Gracz {from_nickname} podarował Ci {amount} monetę",
+            "few": "Gracz {from_nickname} podarował Ci {amount} monety",
+            "many": "Gracz {from_nickname} podarował Ci {amount} monet",
+        },
     },
     "note.gift.credits": {
-        "es": {"one": "{from_nickname} te regaló {amount} crédito",
-               "other": "{from_nickname} te regaló {amount} créditos"},
-        "en": {"one": "{from_nickname} gave you {amount} credit",
-               "other": "{from_nickname} gave you {amount} credits"},
-        "pt-BR": {"one": "{from_nickname} te deu {amount} crédito",
-                  "other": "{from_nickname} te deu {amount} créditos"},
-        "it": {"one": "{from_nickname} ti ha regalato {amount} credito",
-               "other": "{from_nickname} ti ha regalato {amount} crediti"},
-        "pl": {"one": "Gracz {from_nickname} podarował Ci {amount} kredyt",
-               "few": "Gracz {from_nickname} podarował Ci {amount} kredyty",
-               "many": "Gracz {from_nickname} podarował Ci {amount} kredytów"},
+        "es": {
+            "one": "{from_nickname} te regaló {amount} crédito",
+            "other": "{from_nickname} te regaló {amount} créditos",
+        },
+        "en": {
+            "one": "{from_nickname} gave you {amount} credit",
+            "other": "{from_nickname} gave you {amount} credits",
+        },
+        "pt-BR": {
+            "one": "{from_nickname} te deu {amount} crédito",
+            "other": "{from_nickname} te deu {amount} créditos",
+        },
+        "it": {
+            "one": "{from_nickname} ti ha regalato {amount} credito",
+            "other": "{from_nickname} ti ha regalato {amount} crediti",
+        },
+        "pl": {
+            "one": "Gracz {from_nickname} podarował Ci {amount} kredyt",
+            "few": "Gracz {from_nickname} podarował Ci {amount} kredyty",
+            "many": "Gracz {from_nickname} podarował Ci {amount} kredytów",
+        },
     },
     "note.gift_accepted": {
-        "es": "{by_nickname} aceptó tu regalo", "en": "{by_nickname} accepted your gift",
+        "es": "{by_nickname} aceptó tu regalo",
+        "en": "{by_nickname} accepted your gift",
         "pt-BR": "{by_nickname} aceitou seu presente",
         "it": "{by_nickname} ha accettato il tuo regalo",
         "pl": "Gracz {by_nickname} przyjął Twój prezent",
@@ -97,23 +125,35 @@ MESSAGES: dict[str, Message] = {
         "pl": "Gracz {from_nickname} wyzywa Cię na pojedynek",
     },
     "note.game_voided": {
-        "es": {"one": "Se anuló una partida que se perdió: te devolvimos {amount} moneda",
-               "other": "Se anuló una partida que se perdió: te devolvimos {amount} monedas"},
-        "en": {"one": "A game was lost and voided: you got your {amount} coin back",
-               "other": "A game was lost and voided: you got your {amount} coins back"},
-        "pt-BR": {"one": "Uma partida se perdeu e foi anulada: devolvemos {amount} moeda",
-                  "other": "Uma partida se perdeu e foi anulada: devolvemos {amount} moedas"},
-        "it": {"one": "Una partita è andata persa ed è stata annullata: ti abbiamo "
-                      "restituito {amount} moneta",
-               "other": "Una partita è andata persa ed è stata annullata: ti abbiamo "
-                        "restituito {amount} monete"},
-        "pl": {"one": "Partia przepadła i została anulowana: zwróciliśmy Ci {amount} monetę",
-               "few": "Partia przepadła i została anulowana: zwróciliśmy Ci {amount} monety",
-               "many": "Partia przepadła i została anulowana: zwróciliśmy Ci {amount} monet"},
+        "es": {
+            "one": "Se anuló una partida que se perdió: te devolvimos {amount} moneda",
+            "other": "Se anuló una partida que se perdió: te devolvimos {amount} monedas",
+        },
+        "en": {
+            "one": "A game was lost and voided: you got your {amount} coin back",
+            "other": "A game was lost and voided: you got your {amount} coins back",
+        },
+        "pt-BR": {
+            "one": "Uma partida se perdeu e foi anulada: devolvemos {amount} moeda",
+            "other": "Uma partida se perdeu e foi anulada: devolvemos {amount} moedas",
+        },
+        "it": {
+            "one": "Una partita è andata persa ed è stata annullata: ti abbiamo "
+            "restituito {amount} moneta",
+            "other": "Una partita è andata persa ed è stata annullata: ti abbiamo "
+            "restituito {amount} monete",
+        },
+        "pl": {
+            "one": "Partia przepadła i została anulowana: zwróciliśmy Ci {amount} monetę",
+            "few": "Partia przepadła i została anulowana: zwróciliśmy Ci {amount} monety",
+            "many": "Partia przepadła i została anulowana: zwróciliśmy Ci {amount} monet",
+        },
     },
     "note.level_up": {
-        "es": "¡Subiste al nivel {level}!", "en": "You reached level {level}!",
-        "pt-BR": "Você subiu para o nível {level}!", "it": "Hai raggiunto il livello {level}!",
+        "es": "¡Subiste al nivel {level}!",
+        "en": "You reached level {level}!",
+        "pt-BR": "Você subiu para o nível {level}!",
+        "it": "Hai raggiunto il livello {level}!",
         "pl": "Gratulacje! Masz teraz poziom {level}.",
     },
 }
@@ -140,7 +180,7 @@ def number(n: int, lang: str) -> str:
         grouped = digits
     else:
         head = len(digits) % 3 or 3
-        parts = [digits[:head]] + [digits[i:i + 3] for i in range(head, len(digits), 3)]
+        parts = [digits[:head]] + [digits[i : i + 3] for i in range(head, len(digits), 3)]
         grouped = _GROUP.get(lang, ".").join(parts)
     return f"-{grouped}" if n < 0 else grouped
 
@@ -175,8 +215,9 @@ def from_accept_language(header: str | None) -> str | None:
     return None
 
 
-def render(key: str, lang: str, args: Mapping[str, object] | None = None,
-           count: int | None = None) -> str:
+def render(
+    key: str, lang: str, args: Mapping[str, object] | None = None, count: int | None = None
+) -> str:
     """The message ``key`` in ``lang`` (Spanish when the language or key is unknown, the
     key itself when there is no such message). Whole-number arguments are formatted."""
     message = MESSAGES.get(key)
@@ -185,8 +226,10 @@ def render(key: str, lang: str, args: Mapping[str, object] | None = None,
     text = message.get(lang) or message[DEFAULT]
     if not isinstance(text, str):
         text = text.get(plural(count or 0, lang)) or text.get("other") or next(iter(text.values()))
-    values = {k: number(v, lang) if isinstance(v, int) and not isinstance(v, bool) else v
-              for k, v in (args or {}).items()}
+    values = {
+        k: number(v, lang) if isinstance(v, int) and not isinstance(v, bool) else v
+        for k, v in (args or {}).items()
+    }
     return _PLACEHOLDER.sub(lambda m: str(values.get(m.group(1), m.group(0))), text)
 
 
@@ -196,8 +239,11 @@ _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 def notification_text(kind: str, payload: Mapping[str, object], lang: str) -> str:
     """The line the notifications centre shows for one notification."""
     key, count = f"note.{kind}", None
-    if kind == "gift" and payload.get("currency") and (
-            payload.get("sku") is None or str(payload.get("sku", "")).startswith("pack_")):
+    if (
+        kind == "gift"
+        and payload.get("currency")
+        and (payload.get("sku") is None or str(payload.get("sku", "")).startswith("pack_"))
+    ):
         key = f"note.gift.{payload['currency']}"
     if key.startswith("note.gift.") or kind == "game_voided":
         amount = payload.get("amount")

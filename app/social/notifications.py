@@ -19,8 +19,14 @@ from app.social import i18n, prefs
 from app.social.models import Notification
 
 KINDS = {
-    "gift", "gift_accepted", "gift_declined", "friend_request", "friend_accepted",
-    "challenge", "level_up", "game_voided",
+    "gift",
+    "gift_accepted",
+    "gift_declined",
+    "friend_request",
+    "friend_accepted",
+    "challenge",
+    "level_up",
+    "game_voided",
 }
 
 
@@ -88,7 +94,8 @@ async def mark_all_read(db: AsyncSession, outbox: Outbox, user_id: int) -> None:
 async def mark_gift_read(db: AsyncSession, outbox: Outbox, user_id: int, gift_id: int) -> None:
     """Answering a gift also reads its notification."""
     stmt = select(Notification).where(
-        Notification.user_id == user_id, Notification.kind == "gift",
+        Notification.user_id == user_id,
+        Notification.kind == "gift",
         Notification.read_at.is_(None),
     )
     for note in (await db.execute(stmt)).scalars():

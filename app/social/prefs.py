@@ -24,12 +24,14 @@ async def language_of(db: AsyncSession, user_id: int, accept: str | None = None)
 
 async def set_language(db: AsyncSession, user_id: int, language: str) -> str:
     if language not in i18n.LANGUAGES:
-        raise AppError("unknown_language",
-                       f"Choose one of {', '.join(i18n.LANGUAGES)}.", 422)
+        raise AppError("unknown_language", f"Choose one of {', '.join(i18n.LANGUAGES)}.", 422)
     table = table_of(UserPrefs)
     stmt = insert_for(db, table).values(user_id=user_id, language=language)
     # One statement, so twenty equal requests at once leave one row, not an error.
-    await db.execute(stmt.on_conflict_do_update(
-        index_elements=["user_id"],
-        set_={"language": stmt.excluded.language, "updated_at": stmt.excluded.updated_at}))
+    await db.execute(
+        stmt.on_conflict_do_update(
+            index_elements=["user_id"],
+            set_={"language": stmt.excluded.language, "updated_at": stmt.excluded.updated_at},
+        )
+    )
     return language

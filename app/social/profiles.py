@@ -28,13 +28,21 @@ async def profile(db: AsyncSession, redis: Redis, me: User, user_id: int) -> Pro
     relation = await _relation(db, me.id, user.id)
     blocked = me.id != user.id and await friends.blocked_between(db, me.id, user.id)
     return ProfileOut(
-        user_id=user.id, nickname=user.nickname, is_guest=user.is_guest,
-        level=level, xp=xp, level_xp=xp_needed(level), next_level_xp=xp_needed(level + 1),
-        games=stats.games if stats else 0, wins=stats.wins if stats else 0,
+        user_id=user.id,
+        nickname=user.nickname,
+        is_guest=user.is_guest,
+        level=level,
+        xp=xp,
+        level_xp=xp_needed(level),
+        next_level_xp=xp_needed(level + 1),
+        games=stats.games if stats else 0,
+        wins=stats.wins if stats else 0,
         modalities=await _modalities(db, user.id),
         equipped=await shop.equipped(db, user.id),
         recent_games=await _recent(db, user.id, me.id),
-        online=online, relation=relation, blocked=blocked,
+        online=online,
+        relation=relation,
+        blocked=blocked,
         can_challenge=online and not blocked and me.id != user.id,
         can_gift=not blocked and me.id != user.id,
     )
@@ -47,7 +55,8 @@ async def _relation(db: AsyncSession, me: int, other: int) -> Relation:
         return "friends"
     stmt = select(FriendRequest.sender_id).where(
         FriendRequest.state == "pending",
-        FriendRequest.sender_id.in_([me, other]), FriendRequest.recipient_id.in_([me, other]),
+        FriendRequest.sender_id.in_([me, other]),
+        FriendRequest.recipient_id.in_([me, other]),
     )
     sender = (await db.execute(stmt)).scalars().first()
     if sender is None:
@@ -60,7 +69,8 @@ async def _modalities(db: AsyncSession, user_id: int) -> list[ModalityStats]:
     stmt = (
         select(GameRecord.preset, func.count(), wins, func.sum(GameRecord.xp))
         .where(GameRecord.user_id == user_id, GameRecord.outcome != "void")
-        .group_by(GameRecord.preset).order_by(GameRecord.preset)
+        .group_by(GameRecord.preset)
+        .order_by(GameRecord.preset)
     )
     return [
         ModalityStats(preset=p, games=int(g), wins=int(w or 0), xp=int(x or 0))
@@ -81,11 +91,19 @@ async def _recent(db: AsyncSession, user_id: int, viewer: int) -> list[GameLine]
     stmt = stmt.order_by(GameRecord.created_at.desc()).limit(RECENT_GAMES)
     lines = []
     for rec, totals, seats, ended_at in (await db.execute(stmt)).all():
-        lines.append(GameLine(
-            game_id=rec.game_id, preset=rec.preset, bet=rec.bet, team=rec.team,
-            outcome=rec.outcome, coins_delta=rec.coins_delta, xp=rec.xp,
-            with_bots=rec.with_bots, ended_at=ended_at or rec.created_at,
-            totals=list(totals) if totals else None,
-            players=[str(s.get("name", "")) for s in seats] if seats else None,
-        ))
+        lines.append(
+            GameLine(
+                game_id=rec.game_id,
+                preset=rec.preset,
+                bet=rec.bet,
+                team=rec.team,
+                outcome=rec.outcome,
+                coins_delta=rec.coins_delta,
+                xp=rec.xp,
+                with_bots=rec.with_bots,
+                ended_at=ended_at or rec.created_at,
+                totals=list(totals) if totals else None,
+                players=[str(s.get("name", "")) for s in seats] if seats else None,
+            )
+        )
     return lines

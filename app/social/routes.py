@@ -33,15 +33,22 @@ async def players_out(
         xp = {u: int(x) for u, x in (await db.execute(stmt)).all()}
     mine = {f.id for f in await friends.friends_of(db, me)}
     return [
-        PlayerOut(user_id=u.id, nickname=u.nickname, level=level_for(xp.get(u.id, 0)),
-                  online=u.id in online, friend=u.id in mine)
+        PlayerOut(
+            user_id=u.id,
+            nickname=u.nickname,
+            level=level_for(xp.get(u.id, 0)),
+            online=u.id in online,
+            friend=u.id in mine,
+        )
         for u in users
     ]
 
 
 @router.get("/players/search", response_model=list[PlayerOut])
 async def search_players(
-    user: CurrentUser, db: DbDep, redis: RedisDep,
+    user: CurrentUser,
+    db: DbDep,
+    redis: RedisDep,
     q: Annotated[str, Query(min_length=1, max_length=32, pattern=r"^[^\x00-\x1f\x7f]+$")],
     limit: Annotated[int, Query(ge=1, le=50)] = 20,
 ) -> list[PlayerOut]:
@@ -81,9 +88,14 @@ async def _requests_out(db: AsyncSession, reqs: list[FriendRequest]) -> list[Fri
         stmt = select(User.id, User.nickname).where(User.id.in_(ids))
         names = {r[0]: r[1] for r in (await db.execute(stmt)).all()}
     return [
-        FriendRequestOut(id=r.id, sender_id=r.sender_id, sender_nickname=names[r.sender_id],
-                         recipient_id=r.recipient_id, recipient_nickname=names[r.recipient_id],
-                         created_at=r.created_at)
+        FriendRequestOut(
+            id=r.id,
+            sender_id=r.sender_id,
+            sender_nickname=names[r.sender_id],
+            recipient_id=r.recipient_id,
+            recipient_nickname=names[r.recipient_id],
+            created_at=r.created_at,
+        )
         for r in reqs
     ]
 
@@ -91,8 +103,9 @@ async def _requests_out(db: AsyncSession, reqs: list[FriendRequest]) -> list[Fri
 @router.get("/friends/requests", response_model=RequestsOut)
 async def friend_requests(user: CurrentUser, db: DbDep) -> RequestsOut:
     incoming, outgoing = await friends.pending_for(db, user.id)
-    return RequestsOut(incoming=await _requests_out(db, incoming),
-                       outgoing=await _requests_out(db, outgoing))
+    return RequestsOut(
+        incoming=await _requests_out(db, incoming), outgoing=await _requests_out(db, outgoing)
+    )
 
 
 @router.post("/friends/requests", status_code=201, response_model=RequestsOut)

@@ -24,8 +24,11 @@ Limit = Annotated[int, Query(ge=1, le=100)]
 
 @router.get("/notifications", response_model=NotificationsOut)
 async def my_notifications(
-    user: CurrentUser, db: DbDep, lang: LangDep,
-    before_id: Annotated[int | None, Query(ge=1, le=2**62)] = None, limit: Limit = 50,
+    user: CurrentUser,
+    db: DbDep,
+    lang: LangDep,
+    before_id: Annotated[int | None, Query(ge=1, le=2**62)] = None,
+    limit: Limit = 50,
 ) -> NotificationsOut:
     items = await notifications.listing(db, user.id, limit, before_id)
     return NotificationsOut(
@@ -36,7 +39,9 @@ async def my_notifications(
 
 @router.post("/notifications/{note_id}/read", status_code=204)
 async def read_one(
-    note_id: Annotated[int, Path(ge=1, le=2**62)], user: CurrentUser, db: DbDep,
+    note_id: Annotated[int, Path(ge=1, le=2**62)],
+    user: CurrentUser,
+    db: DbDep,
     notifier: NotifierDep,
 ) -> Response:
     outbox = Outbox()
@@ -56,7 +61,11 @@ async def read_all(user: CurrentUser, db: DbDep, notifier: NotifierDep) -> Respo
 
 
 async def _post(
-    table_id: str | None, body: ChatIn, user: CurrentUser, db: DbDep, redis: RedisDep,
+    table_id: str | None,
+    body: ChatIn,
+    user: CurrentUser,
+    db: DbDep,
+    redis: RedisDep,
     notifier: NotifierDep,
 ) -> dict[str, Any]:
     outbox = Outbox()
@@ -86,7 +95,11 @@ async def lobby_say(
 
 @router.get("/chat/tables/{table_id}", response_model=list[ChatOut])
 async def table_history(
-    table_id: TableId, user: CurrentUser, db: DbDep, svc: TablesDep, after_id: AfterId = None,
+    table_id: TableId,
+    user: CurrentUser,
+    db: DbDep,
+    svc: TablesDep,
+    after_id: AfterId = None,
     limit: Limit = 50,
 ) -> list[dict[str, Any]]:
     await visible_table(svc, table_id, user.id)
@@ -95,8 +108,13 @@ async def table_history(
 
 @router.post("/chat/tables/{table_id}", response_model=ChatOut, status_code=201)
 async def table_say(
-    table_id: TableId, body: ChatIn, user: CurrentUser, db: DbDep, redis: RedisDep,
-    notifier: NotifierDep, svc: TablesDep,
+    table_id: TableId,
+    body: ChatIn,
+    user: CurrentUser,
+    db: DbDep,
+    redis: RedisDep,
+    notifier: NotifierDep,
+    svc: TablesDep,
 ) -> dict[str, Any]:
     await visible_table(svc, table_id, user.id)
     return await _post(table_id, body, user, db, redis, notifier)

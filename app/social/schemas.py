@@ -119,8 +119,7 @@ class LanguageIn(BaseModel):
 
     # The schema lists ours; any other value is refused as unknown_language (not a bare
     # validation error), so the client can say which languages there are.
-    language: str = Field(min_length=2, max_length=8,
-                          json_schema_extra={"enum": list(LANGUAGES)})
+    language: str = Field(min_length=2, max_length=8, json_schema_extra={"enum": list(LANGUAGES)})
 
 
 class LanguageOut(BaseModel):

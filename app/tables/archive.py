@@ -34,14 +34,24 @@ class GameArchive:
                     winner = event["match_winner"] if event["match_over"] else None
                     break
             started = datetime.fromtimestamp(meta.started_at or meta.created_at, UTC)
-            db.add(Game(
-                id=meta.game_id, table_id=meta.id, preset=meta.preset, rules=meta.rules,
-                seats=[s.model_dump() if s else None for s in meta.seats], bet=meta.bet,
-                hands=[h.model_dump() for h in meta.hands], events=log, totals=totals,
-                winner_team=winner, status="finished", started_at=started,
-                private=meta.private,
-                ended_at=datetime.now(UTC),
-            ))
+            db.add(
+                Game(
+                    id=meta.game_id,
+                    table_id=meta.id,
+                    preset=meta.preset,
+                    rules=meta.rules,
+                    seats=[s.model_dump() if s else None for s in meta.seats],
+                    bet=meta.bet,
+                    hands=[h.model_dump() for h in meta.hands],
+                    events=log,
+                    totals=totals,
+                    winner_team=winner,
+                    status="finished",
+                    started_at=started,
+                    private=meta.private,
+                    ended_at=datetime.now(UTC),
+                )
+            )
             try:
                 await db.commit()
             except IntegrityError:
@@ -66,8 +76,14 @@ def verify(game: Game) -> dict[str, Any]:
     hands = []
     for h in game.hands:
         recomputed = deal_commitment(deal_from_dict(h["deal"]), h["salt"])
-        hands.append({"hand_no": h["hand_no"], "commitment": h["commitment"],
-                      "recomputed": recomputed, "ok": recomputed == h["commitment"],
-                      "deal": h["deal"], "salt": h["salt"]})
-    return {"game_id": game.id, "ok": all(h["ok"] for h in hands) and bool(hands),
-            "hands": hands}
+        hands.append(
+            {
+                "hand_no": h["hand_no"],
+                "commitment": h["commitment"],
+                "recomputed": recomputed,
+                "ok": recomputed == h["commitment"],
+                "deal": h["deal"],
+                "salt": h["salt"],
+            }
+        )
+    return {"game_id": game.id, "ok": all(h["ok"] for h in hands) and bool(hands), "hands": hands}

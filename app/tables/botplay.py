@@ -38,9 +38,15 @@ from app.tables.meta import BotStrength
 KEPT_BOTS = 2048  # bots remembered per process (the least recently used go)
 
 
-def search_index(state: dict[str, Any], seat: int, options: list[dict[str, Any]],
-                 known: dict[int, list[int]], seed: int, samples: int,
-                 budget: float) -> int:
+def search_index(
+    state: dict[str, Any],
+    seat: int,
+    options: list[dict[str, Any]],
+    known: dict[int, list[int]],
+    seed: int,
+    samples: int,
+    budget: float,
+) -> int:
     """In a worker: the strong bot's search over ``options``; the index it chose."""
     cmds = [command_from_dict(o) for o in options]
     bot = StrongBot(seed, samples=samples, clock=time.process_time, budget=budget)
@@ -66,8 +72,9 @@ class BotPlayer:
         self._bots.move_to_end(key)
         return kept[1]
 
-    async def command(self, table_id: str, state: State, seat: int,
-                      strength: BotStrength) -> C.Command:
+    async def command(
+        self, table_id: str, state: State, seat: int, strength: BotStrength
+    ) -> C.Command:
         """The command the seat's bot gives (a strong bot's search off the loop)."""
         bot = self.bot(table_id, seat, strength)
         if not isinstance(bot, StrongBot):
@@ -80,9 +87,16 @@ class BotPlayer:
             s = self.settings
             loop = asyncio.get_running_loop()
             index = await loop.run_in_executor(
-                self.pool(), search_index, state_to_dict(state), seat,
-                [command_to_dict(o) for o in options], bot.known.cards, bot.seed,
-                s.strong_bot_samples, s.strong_bot_budget_ms / 1000)
+                self.pool(),
+                search_index,
+                state_to_dict(state),
+                seat,
+                [command_to_dict(o) for o in options],
+                bot.known.cards,
+                bot.seed,
+                s.strong_bot_samples,
+                s.strong_bot_budget_ms / 1000,
+            )
             cmd = options[index]
         bot.commit(state, seat, cmd)
         return cmd
@@ -92,7 +106,8 @@ class BotPlayer:
             workers = self.settings.bot_workers
             if workers > 0:  # spawn: a fork of a process running threads is unsafe
                 self._pool = ProcessPoolExecutor(
-                    workers, mp_context=multiprocessing.get_context("spawn"))
+                    workers, mp_context=multiprocessing.get_context("spawn")
+                )
             else:
                 self._pool = ThreadPoolExecutor(1, thread_name_prefix="bots")
         return self._pool

@@ -36,8 +36,14 @@ FOLDED, ALREADY, GAP, ABSENT = "folded", "already", "gap", "absent"
 class Entry:
     __slots__ = ("v", "_meta", "_meta_raw", "_state", "_state_raw")
 
-    def __init__(self, v: int, meta: TableMeta | None, state: State | None,
-                 meta_raw: str = "", state_raw: str = "") -> None:
+    def __init__(
+        self,
+        v: int,
+        meta: TableMeta | None,
+        state: State | None,
+        meta_raw: str = "",
+        state_raw: str = "",
+    ) -> None:
         self.v = v
         self._meta, self._meta_raw = meta, meta_raw
         self._state, self._state_raw = state, state_raw

@@ -46,6 +46,8 @@ LOBBY_CHAT = "chat:lobby"
 
 def table_chat(table_id: str) -> str:
     return f"chat:table:{table_id}"
+
+
 # Items waiting for a socket whose client stopped reading (the pump is then stuck behind
 # the server's write buffer): past this many the client is dropped with 4009 and resyncs
 # when it comes back, so an idle phone costs a bounded amount of memory.
@@ -56,8 +58,15 @@ FLOOD_CLOSE_AFTER = 100  # messages refused for rate in a row before the socket 
 
 
 class Connection:
-    def __init__(self, ws: WebSocket, user_id: int, name: str, hub: Hub,
-                 svc: TableService, session: sockets.SocketSession | None = None) -> None:
+    def __init__(
+        self,
+        ws: WebSocket,
+        user_id: int,
+        name: str,
+        hub: Hub,
+        svc: TableService,
+        session: sockets.SocketSession | None = None,
+    ) -> None:
         self.ws = ws
         self.user_id = user_id
         self.name = name
@@ -82,8 +91,11 @@ class Connection:
     # -- delivery from the hub (runs in the hub's task: never blocks)
 
     def deliver(self, channel: str, payload: Any) -> None:
-        if channel == self.private and isinstance(payload, dict) \
-                and payload.get("type") == sockets.CONTROL:
+        if (
+            channel == self.private
+            and isinstance(payload, dict)
+            and payload.get("type") == sockets.CONTROL
+        ):
             close = sockets.verdict(payload, self.socket_id, self.session.token_hash)
             if close is not None:
                 self.end(*close)
@@ -109,7 +121,8 @@ class Connection:
         self.closed = True
         self.ended.set()
         self.hang_up = asyncio.get_running_loop().create_task(
-            sockets.hang_up(self.ws, code, reason, HANG_UP_SECONDS, self.session.raw_send))
+            sockets.hang_up(self.ws, code, reason, HANG_UP_SECONDS, self.session.raw_send)
+        )
 
     # -- lifecycle
 
@@ -119,8 +132,9 @@ class Connection:
         # After subscribing, so a newer socket's eviction notice cannot be missed. Redis
         # down: the cap waits for it, the socket is served.
         with contextlib.suppress(*REDIS_UNAVAILABLE):
-            await sockets.register(self.svc.redis, self.user_id, self.socket_id,
-                                   self.session.max_sockets)
+            await sockets.register(
+                self.svc.redis, self.user_id, self.socket_id, self.session.max_sockets
+            )
         expiry = self.session.expiry_timer(self.end)
         await self.svc.redis.zadd(PRESENCE_KEY, {str(self.user_id): time.time()})
         self.send({"type": "hello", "user": {"id": self.user_id, "name": self.name}})
@@ -173,7 +187,8 @@ class Connection:
                 continue
             # The limit is in bytes: count them when the characters alone do not settle it.
             if len(text) > MAX_FRAME_BYTES or (
-                    len(text) * 4 > MAX_FRAME_BYTES and len(text.encode()) > MAX_FRAME_BYTES):
+                len(text) * 4 > MAX_FRAME_BYTES and len(text.encode()) > MAX_FRAME_BYTES
+            ):
                 await self._close(1009)
                 return
             if not self._allow():
@@ -318,13 +333,20 @@ class Connection:
         try:
             msg = CLIENT_MESSAGE.validate_python(raw)
         except ValidationError as exc:
-            cid = raw.get("cid") if isinstance(raw, dict) and isinstance(raw.get("cid"), str) \
+            cid = (
+                raw.get("cid")
+                if isinstance(raw, dict) and isinstance(raw.get("cid"), str)
                 else None
+            )
             first = exc.errors()[0]
             where = ".".join(str(p) for p in first.get("loc", ())) or "message"
-            await self._write(error_frame(
-                "bad_message", f"{where}: {first.get('msg', 'invalid')}", cid[:64] if cid else None
-            ))
+            await self._write(
+                error_frame(
+                    "bad_message",
+                    f"{where}: {first.get('msg', 'invalid')}",
+                    cid[:64] if cid else None,
+                )
+            )
             return
         try:
             try:
@@ -409,8 +431,9 @@ class Connection:
         if watch.present:
             with contextlib.suppress(Exception):
                 _, meta, _ = await self.svc.load(table_id)
-                await self.svc.set_connected(table_id, self.user_id, False,
-                                             playing=meta.status == "playing")
+                await self.svc.set_connected(
+                    table_id, self.user_id, False, playing=meta.status == "playing"
+                )
 
     async def _command(self, msg: CommandMsg) -> None:
         try:

@@ -34,9 +34,13 @@ async def owns_emote(conn: Connection, sku: str) -> bool:
     limit let the emote through, so a flood never reaches the database."""
     maker = conn.ws.app.state.sessionmaker
     stmt = (
-        select(InventoryItem.sku).join(ShopItem, ShopItem.sku == InventoryItem.sku)
-        .where(InventoryItem.user_id == conn.user_id, InventoryItem.sku == sku,
-               ShopItem.kind == "emote")
+        select(InventoryItem.sku)
+        .join(ShopItem, ShopItem.sku == InventoryItem.sku)
+        .where(
+            InventoryItem.user_id == conn.user_id,
+            InventoryItem.sku == sku,
+            ShopItem.kind == "emote",
+        )
     )
     async with maker() as db:
         return (await db.execute(stmt)).first() is not None
@@ -47,15 +51,23 @@ async def send(conn: Connection, msg: EmoteMsg) -> None:
     if watch is None:
         raise AppError("not_watching", "Sit at or watch the table first.", 409)
     settings = conn.svc.settings
-    verdict = await ratelimit.hit(conn.svc.redis, f"rl:emote:{conn.user_id}",
-                                  settings.emote_limit, settings.emote_window_seconds)
+    verdict = await ratelimit.hit(
+        conn.svc.redis,
+        f"rl:emote:{conn.user_id}",
+        settings.emote_limit,
+        settings.emote_window_seconds,
+    )
     if not verdict.allowed:
-        raise AppError("emote_rate_limited",
-                       f"Too many emotes: wait {verdict.retry_after} s.", 429)
+        raise AppError("emote_rate_limited", f"Too many emotes: wait {verdict.retry_after} s.", 429)
     if msg.emote not in BASIC and not await owns_emote(conn, msg.emote):
         raise AppError("emote_not_owned", "You do not own that emote.", 403)
     frame: dict[str, Any] = {
-        "type": "emote", "table": msg.table, "emote": msg.emote, "user_id": conn.user_id,
-        "name": conn.name, "seat": watch.seat, "at": time.time(),
+        "type": "emote",
+        "table": msg.table,
+        "emote": msg.emote,
+        "user_id": conn.user_id,
+        "name": conn.name,
+        "seat": watch.seat,
+        "at": time.time(),
     }
     await conn.svc.redis.publish(f"chat:{channel_name(msg.table)}", orjson.dumps(frame))

@@ -124,8 +124,8 @@ class Hub:
 
     async def _run(self) -> None:
         await self._subscribe_private()
-        readers = [asyncio.create_task(self._run_shard(node), name="hub-shard")
-                   for node in (self.redis.get_primaries() if self.sharded else [])]  # type: ignore[attr-defined]
+        nodes: list[Any] = self.redis.get_primaries() if self.sharded else []  # type: ignore[attr-defined]
+        readers = [asyncio.create_task(self._run_shard(node), name="hub-shard") for node in nodes]
         try:
             await self._run_classic()
         finally:
@@ -138,7 +138,8 @@ class Hub:
         while not self.stopping:
             try:
                 message = await self.pubsub.get_sharded_message(
-                    ignore_subscribe_messages=True, timeout=1.0, target_node=node)
+                    ignore_subscribe_messages=True, timeout=1.0, target_node=node
+                )
             except asyncio.CancelledError:
                 raise
             except Exception:
@@ -153,8 +154,7 @@ class Hub:
     async def _run_classic(self) -> None:
         while not self.stopping:
             try:
-                message = await self.pubsub.get_message(ignore_subscribe_messages=True,
-                                                        timeout=1.0)
+                message = await self.pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0)
             except asyncio.CancelledError:
                 raise
             except Exception:
@@ -259,8 +259,7 @@ class TableWatch:
         elif kind == "t":
             self.update_meta(record["meta"])
             frame["kind"] = "table"
-            frame["event"] = {"change": record["change"], "meta": record["meta"],
-                              "seat": self.seat}
+            frame["event"] = {"change": record["change"], "meta": record["meta"], "seat": self.seat}
         elif kind in _SEAT_KINDS:
             frame["kind"] = _SEAT_KINDS[kind]
             frame["event"] = {key: val for key, val in record.items() if key not in ("k", "v")}
@@ -281,25 +280,37 @@ def shared_frames(payload: dict[str, Any], watch: TableWatch) -> str | None:
     when this viewer needs its own (it is not exactly one version behind, or a table
     record may change its seat: the caller then builds the frames one by one)."""
     records = payload.get("records") or []
-    if not records or records[0]["v"] != watch.last_v + 1 or \
-            any(r.get("k") == "t" for r in records):
+    if (
+        not records
+        or records[0]["v"] != watch.last_v + 1
+        or any(r.get("k") == "t" for r in records)
+    ):
         return None
     views: dict[int | None, str] = payload.setdefault("_views", {})
     text = views.get(watch.seat)
     if text is None:
         frames = [watch.frame(r) for r in records]
-        text = orjson.dumps(frames[0] if len(frames) == 1 else
-                            {"type": "batch", "frames": frames}).decode()
+        text = orjson.dumps(
+            frames[0] if len(frames) == 1 else {"type": "batch", "frames": frames}
+        ).decode()
         views[watch.seat] = text
     watch.last_v = records[-1]["v"]
     return text
 
 
-def snapshot_frame(table_id: str, v: int, meta: TableMeta, state: Any, seat: int | None,
-                   ) -> dict[str, Any]:
+def snapshot_frame(
+    table_id: str,
+    v: int,
+    meta: TableMeta,
+    state: Any,
+    seat: int | None,
+) -> dict[str, Any]:
     return {
-        "type": "snapshot", "table": table_id, "v": v,
-        "meta": meta.public_with_clock(), "seat": seat,
+        "type": "snapshot",
+        "table": table_id,
+        "v": v,
+        "meta": meta.public_with_clock(),
+        "seat": seat,
         "game": view_for(state, seat) if state is not None else None,
     }
 

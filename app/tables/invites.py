@@ -18,10 +18,16 @@ async def decline(svc: TableService, table_id: str, user_id: int, name: str) -> 
             raise AppError("already_seated", "You already sit at that table.", 409)
         meta = meta.edit()
         meta.invited.remove(user_id)
-        return Change(meta=meta, records=[table_record("invitation_declined", meta)],
-                      result=meta.host)
+        return Change(
+            meta=meta, records=[table_record("invitation_declined", meta)], result=meta.host
+        )
 
     _, change = await svc.mutate(table_id, decide)
-    await svc.notify_user(change.result, {
-        "type": "invitation_declined", "table": table_id, "by": {"id": user_id, "name": name},
-    })
+    await svc.notify_user(
+        change.result,
+        {
+            "type": "invitation_declined",
+            "table": table_id,
+            "by": {"id": user_id, "name": name},
+        },
+    )

@@ -34,16 +34,18 @@ async def visible_table(svc: TableService, table_id: str, user_id: int) -> Table
 
 
 def bot_seat(i: int, strength: BotStrength = "normal") -> Seat:
-    return Seat(user_id=None, name=f"Bot {BOT_NAMES[i % len(BOT_NAMES)]}", bot=True,
-                bot_strength=strength)
+    return Seat(
+        user_id=None, name=f"Bot {BOT_NAMES[i % len(BOT_NAMES)]}", bot=True, bot_strength=strength
+    )
 
 
 def _new_id() -> str:
     return secrets.token_urlsafe(9).replace("-", "x").replace("_", "y")
 
 
-def _server_name(host_name: str, body: CreateTableIn, kind: str
-                 ) -> tuple[str, str | None, dict[str, str]]:
+def _server_name(
+    host_name: str, body: CreateTableIn, kind: str
+) -> tuple[str, str | None, dict[str, str]]:
     """(name, name key, its arguments): a name the server makes is rendered per reader."""
     if kind == "challenge":
         args = {"name": host_name}
@@ -53,8 +55,13 @@ def _server_name(host_name: str, body: CreateTableIn, kind: str
     return body.name, None, {}
 
 
-def build_meta(host: int, host_name: str, body: CreateTableIn, kind: str = "table",
-               equipped: dict[str, str] | None = None) -> TableMeta:
+def build_meta(
+    host: int,
+    host_name: str,
+    body: CreateTableIn,
+    kind: str = "table",
+    equipped: dict[str, str] | None = None,
+) -> TableMeta:
     """A new table's meta with the host seated (wearing ``equipped``, whose felt becomes
     the table's), or AppError for impossible options."""
     overrides = dict(body.rules or {})
@@ -68,7 +75,8 @@ def build_meta(host: int, host_name: str, body: CreateTableIn, kind: str = "tabl
     if body.players not in allowed and "pairs" not in overrides:
         raise AppError(
             "bad_players",
-            f"{body.preset} is played by {' or '.join(map(str, allowed))} players.", 422,
+            f"{body.preset} is played by {' or '.join(map(str, allowed))} players.",
+            422,
         )
     if not 0 <= body.seat < body.players:
         raise AppError("bad_seat", "There is no such seat at that table.", 422)
@@ -80,18 +88,35 @@ def build_meta(host: int, host_name: str, body: CreateTableIn, kind: str = "tabl
     special = special if kind == "table" else kind == "challenge" and body.turbo
     name, name_key, name_args = _server_name(host_name, body, kind)
     return TableMeta(
-        id=_new_id(), name=name, name_key=name_key, name_args=name_args,
-        felt=(equipped or {}).get("felt"), host=host, kind=kind,  # type: ignore[arg-type]
-        preset=body.preset, overrides=overrides, rules=rules.to_dict(), players=body.players,
-        bet=body.bet, private=body.private, turbo=body.turbo,
-        special=special, target_score=rules.target_score, seats=seats,
+        id=_new_id(),
+        name=name,
+        name_key=name_key,
+        name_args=name_args,
+        felt=(equipped or {}).get("felt"),
+        host=host,
+        kind=kind,  # type: ignore[arg-type]
+        preset=body.preset,
+        overrides=overrides,
+        rules=rules.to_dict(),
+        players=body.players,
+        bet=body.bet,
+        private=body.private,
+        turbo=body.turbo,
+        special=special,
+        target_score=rules.target_score,
+        seats=seats,
         created_at=time.time(),
     )
 
 
 async def create_table(
-    svc: TableService, host: int, host_name: str, body: CreateTableIn, kind: str = "table",
-    invited: list[int] | None = None, equipped: dict[str, str] | None = None,
+    svc: TableService,
+    host: int,
+    host_name: str,
+    body: CreateTableIn,
+    kind: str = "table",
+    invited: list[int] | None = None,
+    equipped: dict[str, str] | None = None,
 ) -> TableMeta:
     meta = build_meta(host, host_name, body, kind, equipped)
     meta.invited = list(invited or [])
@@ -109,8 +134,14 @@ async def create_table(
     return meta
 
 
-async def sit(svc: TableService, table_id: str, user_id: int, name: str, seat: int | None,
-              equipped: dict[str, str] | None = None) -> int:
+async def sit(
+    svc: TableService,
+    table_id: str,
+    user_id: int,
+    name: str,
+    seat: int | None,
+    equipped: dict[str, str] | None = None,
+) -> int:
     """Take a seat (the first free one when ``seat`` is None), wearing ``equipped``. Holds
     the bet first: the seat and its hold are one unit. A concurrent sit of the same player
     is refused at the hold (``already_seated``), so the hold released below, when this sit
@@ -184,8 +215,9 @@ async def _close_refunds(svc: TableService, meta: TableMeta) -> None:
     await svc.store.expire(meta.id, 600)
 
 
-async def invite(svc: TableService, table_id: str, host: int, host_name: str,
-                 user_ids: list[int]) -> None:
+async def invite(
+    svc: TableService, table_id: str, host: int, host_name: str, user_ids: list[int]
+) -> None:
     def decide(v: int, meta: TableMeta, state: State | None) -> Change:
         if meta.host != host:
             raise AppError("not_host", "Only the host can invite.", 403)
@@ -200,10 +232,14 @@ async def invite(svc: TableService, table_id: str, host: int, host_name: str,
     _, change = await svc.mutate(table_id, decide)
     meta: TableMeta = change.result
     for uid in user_ids:
-        await svc.notify_user(uid, {
-            "type": "invitation", "table": meta.summary(),
-            "from": {"id": host, "name": host_name},
-        })
+        await svc.notify_user(
+            uid,
+            {
+                "type": "invitation",
+                "table": meta.summary(),
+                "from": {"id": host, "name": host_name},
+            },
+        )
 
 
 async def list_tables(svc: TableService, filters: dict[str, Any]) -> list[dict[str, Any]]:
@@ -265,33 +301,48 @@ async def quick_lock(svc: TableService, preset: str, players: int) -> AsyncItera
 
 
 async def quickplay(
-    svc: TableService, user_id: int, name: str, preset: str, players: int,
-    bots_after: float | None, strength: BotStrength = "normal",
+    svc: TableService,
+    user_id: int,
+    name: str,
+    preset: str,
+    players: int,
+    bots_after: float | None,
+    strength: BotStrength = "normal",
     equipped: dict[str, str] | None = None,
 ) -> TableMeta:
     """Sit at the oldest waiting public table of that modality at the minimum bet, or
     open one and wait (optionally filling empty seats with bots after ``bots_after``).
     Search and sit-or-create run under the modality's lock (``quick_lock``)."""
     async with quick_lock(svc, preset, players):
-        return await _quickplay(svc, user_id, name, preset, players, bots_after, strength,
-                                equipped)
+        return await _quickplay(svc, user_id, name, preset, players, bots_after, strength, equipped)
 
 
 async def _quickplay(
-    svc: TableService, user_id: int, name: str, preset: str, players: int,
-    bots_after: float | None, strength: BotStrength,
+    svc: TableService,
+    user_id: int,
+    name: str,
+    preset: str,
+    players: int,
+    bots_after: float | None,
+    strength: BotStrength,
     equipped: dict[str, str] | None,
 ) -> TableMeta:
-    candidates = await list_tables(svc, {"preset": preset, "players": players,
-                                         "min_bet": MIN_BET, "max_bet": MIN_BET})
+    candidates = await list_tables(
+        svc, {"preset": preset, "players": players, "min_bet": MIN_BET, "max_bet": MIN_BET}
+    )
     for summary in sorted(candidates, key=lambda t: t["created_at"]):
         if summary["turbo"] or any(s and s["user_id"] == user_id for s in summary["seats"]):
             continue
         try:
             await sit(svc, summary["id"], user_id, name, None, equipped)
         except AppError as exc:
-            if exc.code in ("seat_taken", "table_full", "table_not_waiting", "table_busy",
-                            "table_not_found"):
+            if exc.code in (
+                "seat_taken",
+                "table_full",
+                "table_not_waiting",
+                "table_busy",
+                "table_not_found",
+            ):
                 continue
             raise
         return (await svc.load(summary["id"]))[1]

@@ -44,8 +44,7 @@ class Seat(BaseModel):
 def person_seat(user_id: int, name: str, equipped: dict[str, str] | None = None) -> Seat:
     """A person's seat wearing what they have equipped (slot -> sku, from the shop)."""
     eq = equipped or {}
-    return Seat(user_id=user_id, name=name, avatar=eq.get("avatar"),
-                card_back=eq.get("card_back"))
+    return Seat(user_id=user_id, name=name, avatar=eq.get("avatar"), card_back=eq.get("card_back"))
 
 
 class HandFairness(BaseModel):
@@ -135,16 +134,31 @@ class TableMeta(BaseModel):
     def summary(self) -> dict[str, Any]:
         """The lobby's line for this table."""
         return {
-            "id": self.id, "name": self.name, "preset": self.preset, "players": self.players,
-            "bet": self.bet, "turbo": self.turbo, "private": self.private, "kind": self.kind,
-            "status": self.status, "target_score": self.target_score,
-            "free_seats": len(self.free_seats()), "created_at": self.created_at,
+            "id": self.id,
+            "name": self.name,
+            "preset": self.preset,
+            "players": self.players,
+            "bet": self.bet,
+            "turbo": self.turbo,
+            "private": self.private,
+            "kind": self.kind,
+            "status": self.status,
+            "target_score": self.target_score,
+            "free_seats": len(self.free_seats()),
+            "created_at": self.created_at,
             "seats": [
-                None if s is None else {"name": s.name, "bot": s.bot, "user_id": s.user_id,
-                                        "bot_strength": s.bot_strength,
-                                        "avatar": s.avatar}
+                None
+                if s is None
+                else {
+                    "name": s.name,
+                    "bot": s.bot,
+                    "user_id": s.user_id,
+                    "bot_strength": s.bot_strength,
+                    "avatar": s.avatar,
+                }
                 for s in self.seats
             ],
-            "name_key": self.name_key, "name_args": dict(self.name_args),
+            "name_key": self.name_key,
+            "name_args": dict(self.name_args),
             **({"names": all_languages(self.name_key, self.name_args)} if self.name_key else {}),
         }

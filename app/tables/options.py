@@ -30,13 +30,24 @@ async def create_options(db: AsyncSession, settings: Settings, user_id: int) -> 
         credits = (await wallets.balances(db, user_id, settings)).credits
     else:
         credits, need_level = SPECIAL_CREDITS, 1  # free play: nothing is locked
-    missing = ([] if level >= need_level else ["level"]) + \
-        ([] if credits >= SPECIAL_CREDITS else ["credits"])
-    special = {"locked": bool(missing), "missing": missing,
-               "needs": {"level": need_level, "credits": SPECIAL_CREDITS}}
+    missing = ([] if level >= need_level else ["level"]) + (
+        [] if credits >= SPECIAL_CREDITS else ["credits"]
+    )
+    special = {
+        "locked": bool(missing),
+        "missing": missing,
+        "needs": {"level": need_level, "credits": SPECIAL_CREDITS},
+    }
     return {
-        "level": level, "xp": xp, "next_level_xp": xp_needed(level + 1), "credits": credits,
+        "level": level,
+        "xp": xp,
+        "next_level_xp": xp_needed(level + 1),
+        "credits": credits,
         "options": {name: dict(special) for name in SPECIAL},
-        "challenge": {"locked": False, "missing": [], "needs": {"level": 1, "credits": 0},
-                      "turbo": dict(special)},
+        "challenge": {
+            "locked": False,
+            "missing": [],
+            "needs": {"level": 1, "credits": 0},
+            "turbo": dict(special),
+        },
     }

@@ -135,5 +135,9 @@ REDIS_UNAVAILABLE = (RedisConnectionError, RedisTimeoutError, DatabasePoolTimeou
 
 
 def server_busy() -> AppError:
-    return AppError("server_busy", "The server is busy right now; try again in a moment.",
-                    503, headers={"Retry-After": "1"})
+    return AppError(
+        "server_busy",
+        "The server is busy right now; try again in a moment.",
+        503,
+        headers={"Retry-After": "1"},
+    )

@@ -93,8 +93,9 @@ async def state(svc: TableService, table_id: str, user_id: int) -> dict[str, Any
     return await _view(svc, table_id, meta)
 
 
-async def _view(svc: TableService, table_id: str, meta: TableMeta,
-                by: dict[str, Any] | None = None) -> dict[str, Any]:
+async def _view(
+    svc: TableService, table_id: str, meta: TableMeta, by: dict[str, Any] | None = None
+) -> dict[str, Any]:
     raw = await svc.redis.hgetall(offer_key(table_id))
     fields = {_text(k): _text(v) for k, v in raw.items()}
     yes = {int(_text(u)) for u in await svc.redis.smembers(yes_key(table_id))}
@@ -107,15 +108,21 @@ async def _view(svc: TableService, table_id: str, meta: TableMeta,
         else:
             waiting.append(i)
     return {
-        "type": "rematch", "table": table_id, "state": fields.get("state", "none"),
-        "accepted": accepted, "waiting": waiting,
+        "type": "rematch",
+        "table": table_id,
+        "state": fields.get("state", "none"),
+        "accepted": accepted,
+        "waiting": waiting,
         "deadline": float(fields["deadline"]) if "deadline" in fields else None,
-        "new_table": fields.get("new_table"), "code": fields.get("code"), "by": by,
+        "new_table": fields.get("new_table"),
+        "code": fields.get("code"),
+        "by": by,
     }
 
 
-async def _push(svc: TableService, table_id: str, meta: TableMeta,
-                by: dict[str, Any] | None) -> dict[str, Any]:
+async def _push(
+    svc: TableService, table_id: str, meta: TableMeta, by: dict[str, Any] | None
+) -> dict[str, Any]:
     view = await _view(svc, table_id, meta, by)
     for user_id in sorted(set(meta.humans())):
         await svc.notify_user(user_id, view)
@@ -130,8 +137,16 @@ async def accept(svc: TableService, table_id: str, user_id: int, name: str) -> d
     wait = svc.settings.rematch_seconds
     deadline = time.time() + wait
     result = await svc.redis.eval(
-        _ACCEPT_LUA, 2, offer_key(table_id), yes_key(table_id), meta.model_dump_json(),
-        repr(deadline), str(user_id), str(wait + 600), str(len(set(meta.humans()))))
+        _ACCEPT_LUA,
+        2,
+        offer_key(table_id),
+        yes_key(table_id),
+        meta.model_dump_json(),
+        repr(deadline),
+        str(user_id),
+        str(wait + 600),
+        str(len(set(meta.humans()))),
+    )
     now_state, became, created = _text(result[0]), int(result[1]), int(result[2])
     if now_state in CLOSED:
         raise AppError("rematch_closed", "That rematch offer is over.", 409)
@@ -149,8 +164,9 @@ async def accept(svc: TableService, table_id: str, user_id: int, name: str) -> d
 async def decline(svc: TableService, table_id: str, user_id: int, name: str) -> dict[str, Any]:
     _, meta, _ = await svc.load(table_id)
     _seated_person(meta, user_id)
-    moved = await svc.redis.eval(_MOVE_LUA, 1, offer_key(table_id), "open", "declined",
-                                 "by", str(user_id), "0")
+    moved = await svc.redis.eval(
+        _MOVE_LUA, 1, offer_key(table_id), "open", "declined", "by", str(user_id), "0"
+    )
     if not moved:
         return await _view(svc, table_id, meta)  # nothing open: declining changes nothing
     await svc.store.cancel_timer(_timer(table_id))
@@ -160,8 +176,7 @@ async def decline(svc: TableService, table_id: str, user_id: int, name: str) -> 
 async def expire(svc: TableService, table_id: str, arg: str) -> None:
     """The offer's timer: still open at its deadline, it expires."""
     now = repr(time.time())
-    if await svc.redis.eval(_MOVE_LUA, 1, offer_key(table_id), "open", "expired", "at", now,
-                            now):
+    if await svc.redis.eval(_MOVE_LUA, 1, offer_key(table_id), "open", "expired", "at", now, now):
         raw_meta = await svc.redis.hget(offer_key(table_id), "meta")
         if raw_meta is not None:
             await _push(svc, table_id, TableMeta.model_validate_json(raw_meta), None)
@@ -186,8 +201,9 @@ def _next_meta(old: TableMeta) -> TableMeta:
     return meta
 
 
-async def _start(svc: TableService, table_id: str, old: TableMeta,
-                 by: dict[str, Any]) -> dict[str, Any]:
+async def _start(
+    svc: TableService, table_id: str, old: TableMeta, by: dict[str, Any]
+) -> dict[str, Any]:
     """Every person said yes (this caller's script moved the offer to "starting")."""
     meta = _next_meta(old)
     try:
@@ -204,8 +220,9 @@ async def _start(svc: TableService, table_id: str, old: TableMeta,
     return view
 
 
-async def _failed(svc: TableService, table_id: str, old: TableMeta, by: dict[str, Any],
-                  code: str) -> dict[str, Any]:
+async def _failed(
+    svc: TableService, table_id: str, old: TableMeta, by: dict[str, Any], code: str
+) -> dict[str, Any]:
     await svc.redis.hset(offer_key(table_id), mapping={"state": "failed", "code": code})
     await svc.store.cancel_timer(_timer(table_id))
     return await _push(svc, table_id, old, by)

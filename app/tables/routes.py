@@ -57,8 +57,9 @@ class TablesRoute(APIRoute):
         return guarded
 
 
-router = APIRouter(prefix="/api", tags=["tables"], responses=ERROR_RESPONSES,
-                   route_class=TablesRoute)
+router = APIRouter(
+    prefix="/api", tags=["tables"], responses=ERROR_RESPONSES, route_class=TablesRoute
+)
 
 
 def get_tables(conn: HTTPConnection) -> TableService:
@@ -74,19 +75,23 @@ def display_name(user: User) -> str:
     return user.nickname or user.username or f"#{user.id}"
 
 
-@router.post("/tables", status_code=status.HTTP_201_CREATED, response_model=TableOut,
-             dependencies=BUSY)
+@router.post(
+    "/tables", status_code=status.HTTP_201_CREATED, response_model=TableOut, dependencies=BUSY
+)
 async def create_table(
     body: CreateTableIn, user: CurrentUser, svc: TablesDep, db: DbDep, lang: LangDep
 ) -> dict[str, Any]:
-    meta = await lobby.create_table(svc, user.id, display_name(user), body,
-                                    equipped=await equipped(db, user.id))
+    meta = await lobby.create_table(
+        svc, user.id, display_name(user), body, equipped=await equipped(db, user.id)
+    )
     return localized(meta.public(), lang)
 
 
 @router.get("/tables", response_model=LobbyOut)
 async def list_tables(
-    svc: TablesDep, user: CurrentUser, lang: LangDep,
+    svc: TablesDep,
+    user: CurrentUser,
+    lang: LangDep,
     preset: Annotated[str | None, Query(max_length=20, json_schema_extra=PRESET_ENUM)] = None,
     players: Annotated[int | None, Query(ge=2, le=4)] = None,
     min_bet: Annotated[int | None, Query(ge=0)] = None,
@@ -98,8 +103,14 @@ async def list_tables(
     """Public tables waiting for players, or (``status=playing``) games to watch."""
     if preset is not None and preset not in PRESETS:
         raise AppError("unknown_preset", f"There is no modality called {preset}.", 422)
-    filters = {"preset": preset, "players": players, "min_bet": min_bet, "max_bet": max_bet,
-               "free_seats": free_seats, "turbo": turbo}
+    filters = {
+        "preset": preset,
+        "players": players,
+        "min_bet": min_bet,
+        "max_bet": max_bet,
+        "free_seats": free_seats,
+        "turbo": turbo,
+    }
     listing = lobby.list_playing if status == "playing" else lobby.list_tables
     tables = [localized(t, lang) for t in await listing(svc, filters)]
     return {"tables": tables, "min_bet": MIN_BET}
@@ -117,8 +128,9 @@ async def get_table(
 async def sit(
     table_id: str, body: SitIn, user: CurrentUser, svc: TablesDep, db: DbDep
 ) -> dict[str, Any]:
-    seat = await lobby.sit(svc, table_id, user.id, display_name(user), body.seat,
-                           await equipped(db, user.id))
+    seat = await lobby.sit(
+        svc, table_id, user.id, display_name(user), body.seat, await equipped(db, user.id)
+    )
     return {"table": table_id, "seat": seat}
 
 
@@ -136,8 +148,9 @@ async def leave(table_id: str, user: CurrentUser, svc: TablesDep) -> dict[str, A
 
 
 @router.post("/tables/{table_id}/bots", response_model=TableOut)
-async def fill_bots(table_id: str, user: CurrentUser, svc: TablesDep,
-                    body: BotsIn | None = None) -> dict[str, Any]:
+async def fill_bots(
+    table_id: str, user: CurrentUser, svc: TablesDep, body: BotsIn | None = None
+) -> dict[str, Any]:
     """The host seats bots of the chosen strength (the body is optional: normal)."""
     await svc.fill_with_bots(table_id, user.id, (body or BotsIn()).bot_strength)
     return (await svc.load(table_id))[1].public()
@@ -163,14 +176,22 @@ async def invite(
 async def quickplay(
     body: QuickplayIn, user: CurrentUser, svc: TablesDep, db: DbDep, lang: LangDep
 ) -> dict[str, Any]:
-    meta = await lobby.quickplay(svc, user.id, display_name(user), body.preset, body.players,
-                                 body.bots_after_seconds, body.bot_strength,
-                                 equipped=await equipped(db, user.id))
+    meta = await lobby.quickplay(
+        svc,
+        user.id,
+        display_name(user),
+        body.preset,
+        body.players,
+        body.bots_after_seconds,
+        body.bot_strength,
+        equipped=await equipped(db, user.id),
+    )
     return localized(meta.public(), lang)
 
 
-@router.post("/challenges", status_code=status.HTTP_201_CREATED, response_model=TableOut,
-             dependencies=BUSY)
+@router.post(
+    "/challenges", status_code=status.HTTP_201_CREATED, response_model=TableOut, dependencies=BUSY
+)
 async def challenge(
     body: ChallengeIn, user: CurrentUser, svc: TablesDep, db: DbDep, lang: LangDep
 ) -> dict[str, Any]:
@@ -181,14 +202,31 @@ async def challenge(
         raise AppError("cannot_challenge_self", "You cannot challenge yourself.", 422)
     # An ordinary table reserved for the challenged friend: open to every level, no
     # credit (a challenge is never special; lobby.build_meta names it per reader).
-    spec = CreateTableIn(preset=body.preset, players=2, bet=body.bet, private=True,
-                         turbo=body.turbo, target_score=body.target_score)
-    meta = await lobby.create_table(svc, user.id, display_name(user), spec, kind="challenge",
-                                    invited=[target.id], equipped=await equipped(db, user.id))
-    await svc.notify_user(target.id, {
-        "type": "challenge", "table": meta.summary(),
-        "from": {"id": user.id, "name": display_name(user)},
-    })
+    spec = CreateTableIn(
+        preset=body.preset,
+        players=2,
+        bet=body.bet,
+        private=True,
+        turbo=body.turbo,
+        target_score=body.target_score,
+    )
+    meta = await lobby.create_table(
+        svc,
+        user.id,
+        display_name(user),
+        spec,
+        kind="challenge",
+        invited=[target.id],
+        equipped=await equipped(db, user.id),
+    )
+    await svc.notify_user(
+        target.id,
+        {
+            "type": "challenge",
+            "table": meta.summary(),
+            "from": {"id": user.id, "name": display_name(user)},
+        },
+    )
     return localized(meta.public(), lang)
 
 
@@ -197,10 +235,17 @@ async def accept_challenge(
     table_id: str, user: CurrentUser, svc: TablesDep, db: DbDep
 ) -> dict[str, Any]:
     meta = await _challenge_for(svc, table_id, user)
-    seat = await lobby.sit(svc, table_id, user.id, display_name(user), None,
-                           await equipped(db, user.id))
-    await svc.notify_user(meta.host, {"type": "challenge_accepted", "table": table_id,
-                                      "by": {"id": user.id, "name": display_name(user)}})
+    seat = await lobby.sit(
+        svc, table_id, user.id, display_name(user), None, await equipped(db, user.id)
+    )
+    await svc.notify_user(
+        meta.host,
+        {
+            "type": "challenge_accepted",
+            "table": table_id,
+            "by": {"id": user.id, "name": display_name(user)},
+        },
+    )
     return {"table": table_id, "seat": seat}
 
 
@@ -221,8 +266,14 @@ async def decline_challenge(table_id: str, user: CurrentUser, svc: TablesDep) ->
     if meta.special:  # a turbo challenge held the host's credit
         await svc.hooks.refund_special_table(meta.host, table_id)
     await svc.store.expire(table_id, 600)
-    await svc.notify_user(meta.host, {"type": "challenge_declined", "table": table_id,
-                                      "by": {"id": user.id, "name": display_name(user)}})
+    await svc.notify_user(
+        meta.host,
+        {
+            "type": "challenge_declined",
+            "table": table_id,
+            "by": {"id": user.id, "name": display_name(user)},
+        },
+    )
     return {"table": table_id, "declined": True}
 
 
@@ -238,10 +289,19 @@ async def get_game(game_id: str, user: CurrentUser, db: DbDep) -> dict[str, Any]
     """A finished game for replay: players, rules, every deal and event, scores."""
     game = await load_game(db, game_id, user.id)
     return {
-        "id": game.id, "table_id": game.table_id, "preset": game.preset, "rules": game.rules,
-        "seats": game.seats, "bet": game.bet, "hands": game.hands, "events": game.events,
-        "totals": game.totals, "winner_team": game.winner_team, "status": game.status,
-        "started_at": game.started_at.isoformat(), "ended_at": game.ended_at.isoformat(),
+        "id": game.id,
+        "table_id": game.table_id,
+        "preset": game.preset,
+        "rules": game.rules,
+        "seats": game.seats,
+        "bet": game.bet,
+        "hands": game.hands,
+        "events": game.events,
+        "totals": game.totals,
+        "winner_team": game.winner_team,
+        "status": game.status,
+        "started_at": game.started_at.isoformat(),
+        "ended_at": game.ended_at.isoformat(),
     }
 
 
@@ -249,4 +309,3 @@ async def get_game(game_id: str, user: CurrentUser, db: DbDep) -> dict[str, Any]
 async def verify_game(game_id: str, user: CurrentUser, db: DbDep) -> dict[str, Any]:
     """Provably fair: recompute each hand's SHA-256 from its revealed deal and salt."""
     return verify(await load_game(db, game_id, user.id))
-

@@ -14,8 +14,9 @@ from app.tables.options import create_options
 from app.tables.routes import TablesDep, TablesRoute, display_name
 from app.tables.schemas import InvitationDeclinedOut, OptionsOut, RematchOut
 
-router = APIRouter(prefix="/api", tags=["tables"], responses=ERROR_RESPONSES,
-                   route_class=TablesRoute)
+router = APIRouter(
+    prefix="/api", tags=["tables"], responses=ERROR_RESPONSES, route_class=TablesRoute
+)
 TableId = Annotated[str, Path(pattern=r"^[A-Za-z0-9]{1,32}$")]
 
 
@@ -38,15 +39,14 @@ async def rematch_accept(table_id: TableId, user: CurrentUser, svc: TablesDep) -
 
 
 @router.post("/tables/{table_id}/rematch/decline", response_model=RematchOut)
-async def rematch_decline(table_id: TableId, user: CurrentUser, svc: TablesDep
-                          ) -> dict[str, Any]:
+async def rematch_decline(table_id: TableId, user: CurrentUser, svc: TablesDep) -> dict[str, Any]:
     return await rematch.decline(svc, table_id, user.id, display_name(user))
 
 
-@router.post("/tables/{table_id}/invitation/decline",
-             response_model=InvitationDeclinedOut)
-async def decline_invitation(table_id: TableId, user: CurrentUser, svc: TablesDep
-                             ) -> dict[str, Any]:
+@router.post("/tables/{table_id}/invitation/decline", response_model=InvitationDeclinedOut)
+async def decline_invitation(
+    table_id: TableId, user: CurrentUser, svc: TablesDep
+) -> dict[str, Any]:
     """The invitation toast's "Rechazar": the host gets ``invitation_declined``."""
     await invites.decline(svc, table_id, user.id, display_name(user))
     return {"table": table_id, "declined": True}

@@ -45,8 +45,10 @@ _OPTION_LIMITS: dict[str, dict[str, Any]] = {
     "muerto_size": {"minimum": 1, "maximum": 20},
     "stock_end": {"minimum": 0, "maximum": 20},
     "target_score": {"minimum": 0, "maximum": 100_000},
-    **{name: {"minimum": 0, "maximum": 1000}
-       for name in ("two_points", "joker_points", "close_bonus", "muerto_penalty")},
+    **{
+        name: {"minimum": 0, "maximum": 1000}
+        for name in ("two_points", "joker_points", "close_bonus", "muerto_penalty")
+    },
 }
 
 
@@ -56,8 +58,13 @@ def _rules_schema() -> dict[str, Any]:
         if f.name in ("preset", "players"):  # set by the request's own fields
             continue
         value = getattr(base, f.name)
-        kind = "boolean" if isinstance(value, bool) else \
-            "integer" if isinstance(value, int) else "string"
+        kind = (
+            "boolean"
+            if isinstance(value, bool)
+            else "integer"
+            if isinstance(value, int)
+            else "string"
+        )
         props[f.name] = {"type": kind, **_OPTION_LIMITS.get(f.name, {})}
     return {"type": "object", "properties": props, "additionalProperties": False}
 
@@ -65,20 +72,35 @@ def _rules_schema() -> dict[str, Any]:
 def _players_schema(seat: bool) -> dict[str, Any]:
     """Players by modality (brasil 2-4, the others 2 or 4), and a seat that exists."""
     rules: list[dict[str, Any]] = [
-        {"if": {"properties": {"preset": {"not": {"enum": [
-            name for name, allowed in PRESET_PLAYERS.items() if 3 in allowed]}}}},
-         "then": {"properties": {"players": {"enum": [2, 4]}}}},
+        {
+            "if": {
+                "properties": {
+                    "preset": {
+                        "not": {
+                            "enum": [
+                                name for name, allowed in PRESET_PLAYERS.items() if 3 in allowed
+                            ]
+                        }
+                    }
+                }
+            },
+            "then": {"properties": {"players": {"enum": [2, 4]}}},
+        },
     ]
     if seat:
-        rules += [{"if": {"properties": {"players": {"const": n}}},
-                   "then": {"properties": {"seat": {"maximum": n - 1}}}} for n in (2, 3)]
+        rules += [
+            {
+                "if": {"properties": {"players": {"const": n}}},
+                "then": {"properties": {"seat": {"maximum": n - 1}}},
+            }
+            for n in (2, 3)
+        ]
     return {"allOf": rules}
 
 
 def _whole_numbers(rules: dict[str, Any]) -> dict[str, Any]:
     """JSON has one number type: 10.0 is the whole number the schema asks for."""
-    return {k: int(v) if isinstance(v, float) and v.is_integer() else v
-            for k, v in rules.items()}
+    return {k: int(v) if isinstance(v, float) and v.is_integer() else v for k, v in rules.items()}
 
 
 def _preset_ok(value: str) -> str:
@@ -97,8 +119,11 @@ class CreateTableIn(_Strict):
     name: TableName = ""
     preset: str = Field(default="cerrado", json_schema_extra=PRESET_ENUM)
     players: int = Field(default=2, ge=2, le=4)
-    rules: dict[str, Any] = Field(default_factory=dict, json_schema_extra=_rules_schema(),
-                                  description="RULES.md section 9 options; checked as a whole")
+    rules: dict[str, Any] = Field(
+        default_factory=dict,
+        json_schema_extra=_rules_schema(),
+        description="RULES.md section 9 options; checked as a whole",
+    )
     bet: int = Field(default=MIN_BET, ge=MIN_BET, le=MAX_BET)
     private: bool = False
     turbo: bool = False

@@ -86,7 +86,10 @@ def rule_error(exc: RuleViolation) -> AppError:
 
 class TableService:
     def __init__(
-        self, redis: Redis, settings: Settings, hooks: TableHooks | None = None,
+        self,
+        redis: Redis,
+        settings: Settings,
+        hooks: TableHooks | None = None,
         archive: Callable[[TableMeta, list[Any]], Awaitable[None]] | None = None,
         bot_delay: float = 0.8,
     ) -> None:
@@ -153,12 +156,16 @@ class TableService:
                 record["v"] = v + i
             try:
                 new_v = await self.store.commit(
-                    table_id, v, change.records,
+                    table_id,
+                    v,
+                    change.records,
                     meta=change.meta.model_dump_json().encode() if change.meta else None,
                     state=orjson.dumps(state_to_dict(change.state)) if change.state else None,
-                    cid=cid, timers=change.timers, clock=change.clock,
-                    publish_state=change.state is not None and not any(
-                        r["k"] == "g" for r in change.records),
+                    cid=cid,
+                    timers=change.timers,
+                    clock=change.clock,
+                    publish_state=change.state is not None
+                    and not any(r["k"] == "g" for r in change.records),
                 )
             except Conflict:
                 newer = self.cache.get(table_id)  # other records may have advanced it already
@@ -167,8 +174,12 @@ class TableService:
             except Duplicate as dup:
                 change = Change(result={"duplicate": True})
                 return dup.v, change
-            self.cache.put(table_id, new_v, change.meta or meta,
-                           change.state if change.state is not None else state)
+            self.cache.put(
+                table_id,
+                new_v,
+                change.meta or meta,
+                change.state if change.state is not None else state,
+            )
             for follow_up in change.after:
                 try:
                     await follow_up(new_v)
@@ -190,17 +201,24 @@ class TableService:
         listed = meta.status == "waiting" and not meta.private
         await self.store.set_listed(meta.id, listed, meta.created_at)
         watchable = meta.status == "playing" and not meta.private
-        await self.store.set_listed(meta.id, watchable, meta.started_at or meta.created_at,
-                                    key=PLAYING_KEY)
+        await self.store.set_listed(
+            meta.id, watchable, meta.started_at or meta.created_at, key=PLAYING_KEY
+        )
         if not meta.private:
-            message = {"type": "lobby_table", "table": meta.summary()} if listed else \
-                {"type": "lobby_remove", "table": meta.id}
+            message = (
+                {"type": "lobby_table", "table": meta.summary()}
+                if listed
+                else {"type": "lobby_remove", "table": meta.id}
+            )
             await self.redis.publish(LOBBY_CHANNEL, orjson.dumps(message))
             # The "in play" list, live: a game to watch appears when it starts and goes
             # when it ends (waiting tables change nothing there).
             if meta.status != "waiting":
-                playing = {"type": "lobby_playing", "table": meta.summary()} if watchable \
+                playing = (
+                    {"type": "lobby_playing", "table": meta.summary()}
+                    if watchable
                     else {"type": "lobby_playing_remove", "table": meta.id}
+                )
                 await self.redis.publish(LOBBY_CHANNEL, orjson.dumps(playing))
 
     async def notify_user(self, user_id: int, message: dict[str, Any]) -> None:
@@ -236,7 +254,11 @@ class TableService:
         return v
 
     def game_change(
-        self, meta: TableMeta, old: State, events: list[Event], state: State,
+        self,
+        meta: TableMeta,
+        old: State,
+        events: list[Event],
+        state: State,
         touched: bool = True,
     ) -> Change:
         """Records for engine events, plus what follows: fairness reveals, the next deal,
@@ -260,8 +282,11 @@ class TableService:
                 return change
             state = self._deal_next(meta, state, change)
             change.state = state
-        turn_passed = state.turn != old.turn or ended is not None or \
-            any(isinstance(e, Discarded) for e in events)
+        turn_passed = (
+            state.turn != old.turn
+            or ended is not None
+            or any(isinstance(e, Discarded) for e in events)
+        )
         if turn_passed:
             self._start_clock(meta, state, change)
         else:  # the same turn goes on: its clock stands; a bot on turn plays on
@@ -274,9 +299,14 @@ class TableService:
         deal = random_deal(rules, first, _rng)
         salt = secrets.token_hex(16)
         commitment = deal_commitment(deal, salt)
-        meta.hands.append(HandFairness(
-            hand_no=state.hand_no + 1, commitment=commitment, deal=deal_to_dict(deal), salt=salt,
-        ))
+        meta.hands.append(
+            HandFairness(
+                hand_no=state.hand_no + 1,
+                commitment=commitment,
+                deal=deal_to_dict(deal),
+                salt=salt,
+            )
+        )
         change.records.append(table_record("hand_committed", meta))
         events, state = apply(state, C.SYSTEM, deal)
         change.records.extend(game_records(events))
@@ -354,8 +384,12 @@ class TableService:
             return  # not a turn clock this version wrote
 
         def decide(v: int, meta: TableMeta, state: State | None) -> Change:
-            if meta.status != "playing" or state is None or state.phase not in (DRAW, PLAY) \
-                    or (state.hand_no, state.turns) != (hand_no, turns):
+            if (
+                meta.status != "playing"
+                or state is None
+                or state.phase not in (DRAW, PLAY)
+                or (state.hand_no, state.turns) != (hand_no, turns)
+            ):
                 return Change()  # not this turn's clock any more
             seat = state.turn
             events, new = timeout_move(state, seat)
@@ -379,8 +413,13 @@ class TableService:
         # process: botplay.py); the commit then checks the table did not move meanwhile.
         v, meta, state = await self.load(table_id)
         seat = meta.seats[state.turn] if state is not None else None
-        if v != at_v or meta.status != "playing" or state is None or seat is None \
-                or not (seat.bot or seat.abandoned):
+        if (
+            v != at_v
+            or meta.status != "playing"
+            or state is None
+            or seat is None
+            or not (seat.bot or seat.abandoned)
+        ):
             return
         command = await self.bots.command(table_id, state, state.turn, seat.strength)
 
@@ -415,8 +454,10 @@ class TableService:
             if s.abandoned:
                 return Change()
             s.abandoned = True
-            change = Change(meta=meta, records=[table_record("seat_abandoned", meta),
-                                                takeover_record(seat, reason)])
+            change = Change(
+                meta=meta,
+                records=[table_record("seat_abandoned", meta), takeover_record(seat, reason)],
+            )
             # A bot's move is keyed by version and this record moves the version on, so
             # it is set again whoever's turn it is (else a bot on turn would never move
             # again and a table of bots and absentees would stall).
@@ -432,8 +473,9 @@ class TableService:
         with contextlib.suppress(AppError):
             await self.abandon(table_id, user_id, "grace_over")
 
-    async def set_connected(self, table_id: str, user_id: int, connected: bool,
-                            playing: bool = True) -> None:
+    async def set_connected(
+        self, table_id: str, user_id: int, connected: bool, playing: bool = True
+    ) -> None:
         """A seated player's socket came or went (each socket counts once, whatever the
         table's status): the grace clock stops, or starts when the last one went while
         the game is being played."""
@@ -471,10 +513,12 @@ class TableService:
             return
         await self._presence(table_id, int(user), False, float(until))
 
-    async def _presence(self, table_id: str, user_id: int, connected: bool,
-                        grace_until: float | None) -> None:
+    async def _presence(
+        self, table_id: str, user_id: int, connected: bool, grace_until: float | None
+    ) -> None:
         """Tell the table's viewers (a versioned record) that a seated player's last
         socket went (away, and when a bot takes over) or the first one came back."""
+
         def decide(v: int, meta: TableMeta, state: State | None) -> Change:
             seat = meta.seat_of(user_id)
             if seat is None or meta.status != "playing":
@@ -487,8 +531,12 @@ class TableService:
             s = meta.seats[seat]
             assert s is not None
             s.connected, s.grace_until = connected, grace_until
-            return Change(meta=meta, records=[{"k": "p", "seat": seat, "connected": connected,
-                                               "grace_until": grace_until}])
+            return Change(
+                meta=meta,
+                records=[
+                    {"k": "p", "seat": seat, "connected": connected, "grace_until": grace_until}
+                ],
+            )
 
         with contextlib.suppress(AppError):
             await self.mutate(table_id, decide)
@@ -496,12 +544,12 @@ class TableService:
     async def rejoin(self) -> None:
         """This process was taken for dead (it stalled past the heartbeat's limit) and
         swept: count its sockets again and stop the grace clocks the sweep started."""
-        log.warning("process %s was swept while alive: counting its sockets again",
-                    self.proc_id)
+        log.warning("process %s was swept while alive: counting its sockets again", self.proc_id)
         counts = dict(self.local_conns)
         await self.store.restore_process(self.proc_id, counts)
-        await self.store.cancel_timer(*(f"grace|{table_id}|{user_id}"
-                                        for table_id, user_id in counts))
+        await self.store.cancel_timer(
+            *(f"grace|{table_id}|{user_id}" for table_id, user_id in counts)
+        )
 
     async def sweep_dead_processes(self) -> int:
         """Processes that stopped renewing their heartbeat died without closing their
@@ -522,8 +570,9 @@ class TableService:
                 except AppError:
                     continue
                 if meta.status == "playing" and meta.seat_of(user_id) is not None:
-                    log.info("process %s died: grace clock of user %s on %s", proc,
-                             user_id, table_id)
+                    log.info(
+                        "process %s died: grace clock of user %s on %s", proc, user_id, table_id
+                    )
                     await self._start_grace(table_id, user_id)
         return swept
 
@@ -543,8 +592,12 @@ class TableService:
             meta.status = "starting"
             meta.game_id = secrets.token_hex(16)
             meta.started_at = time.time()  # when the start began (the deal sets it again)
-            return Change(meta=meta, records=[table_record("starting", meta)], result=meta,
-                          timers=[(start_timer(table_id), recover_at)])
+            return Change(
+                meta=meta,
+                records=[table_record("starting", meta)],
+                result=meta,
+                timers=[(start_timer(table_id), recover_at)],
+            )
 
         _, change = await self.mutate(table_id, claim)
         meta: TableMeta | None = change.result
@@ -552,8 +605,7 @@ class TableService:
             return
         assert meta.game_id is not None
         try:
-            failed = await self.hooks.start_game(meta.game_id, table_id, meta.bet,
-                                                 meta.humans())
+            failed = await self.hooks.start_game(meta.game_id, table_id, meta.bet, meta.humans())
             await self.mutate(table_id, self._begin(meta.game_id, failed))
         except Exception:
             await self._abort_quietly(table_id, meta.game_id)
@@ -561,10 +613,15 @@ class TableService:
         await self.store.cancel_timer(start_timer(table_id))
         for user_id in failed:
             await self.hooks.release_seat(user_id, table_id)
-            await self.notify_user(user_id, {
-                "type": "seat_freed", "table": table_id, "code": "insufficient_funds",
-                "message": "You did not have the coins for the bet, so you left the table.",
-            })
+            await self.notify_user(
+                user_id,
+                {
+                    "type": "seat_freed",
+                    "table": table_id,
+                    "code": "insufficient_funds",
+                    "message": "You did not have the coins for the bet, so you left the table.",
+                },
+            )
 
     def _begin(self, game_id: str, failed: list[int]) -> Decider:
         def begin(v: int, current: TableMeta, state: State | None) -> Change:
@@ -634,8 +691,14 @@ class TableService:
                     abandoned.add(seat.user_id)
         bots = sum(1 for s in meta.seats if s is not None and s.user_id is None)
         return GameResult(
-            game_id=meta.game_id or "", table_id=meta.id, preset=meta.preset, bet=meta.bet,
-            teams=teams, abandoned=frozenset(abandoned), winner_team=winner, bots=bots,
+            game_id=meta.game_id or "",
+            table_id=meta.id,
+            preset=meta.preset,
+            bet=meta.bet,
+            teams=teams,
+            abandoned=frozenset(abandoned),
+            winner_team=winner,
+            bots=bots,
         )
 
     async def finish(self, table_id: str) -> None:
@@ -654,8 +717,9 @@ class TableService:
         await self.store.expire(table_id)
         await self.after_table_change(meta)
 
-    async def fill_with_bots(self, table_id: str, host: int | None,
-                             strength: BotStrength = "normal") -> None:
+    async def fill_with_bots(
+        self, table_id: str, host: int | None, strength: BotStrength = "normal"
+    ) -> None:
         def decide(v: int, meta: TableMeta, state: State | None) -> Change:
             if host is not None and meta.host != host:
                 raise AppError("not_host", "Only the host can do that.", 403)

@@ -62,12 +62,14 @@ def new_socket_id() -> str:
 
 async def register(redis: Redis, user_id: int, socket_id: str, cap: int) -> None:
     """Count this socket among the user's; the oldest beyond ``cap`` are told to close."""
-    raw = await redis.eval(_REGISTER, 1, sockets_key(user_id), str(time.time()), socket_id,
-                           str(cap), str(SOCKETS_TTL))
+    raw = await redis.eval(
+        _REGISTER, 1, sockets_key(user_id), str(time.time()), socket_id, str(cap), str(SOCKETS_TTL)
+    )
     evicted = [v.decode() if isinstance(v, bytes) else str(v) for v in raw or []]
     if evicted:
-        await redis.publish(user_channel(user_id),
-                            orjson.dumps({"type": CONTROL, "evict": evicted}))
+        await redis.publish(
+            user_channel(user_id), orjson.dumps({"type": CONTROL, "evict": evicted})
+        )
 
 
 async def unregister(redis: Redis, user_id: int, socket_id: str) -> None:
@@ -78,8 +80,9 @@ async def end_sessions(redis: Redis, user_id: int, token_hashes: list[str]) -> N
     """Close, on every process, the sockets opened with these sessions (logout, password
     change, a claimed guest). Call after the commit that revoked them."""
     if token_hashes:
-        await redis.publish(user_channel(user_id),
-                            orjson.dumps({"type": CONTROL, "end": token_hashes}))
+        await redis.publish(
+            user_channel(user_id), orjson.dumps({"type": CONTROL, "end": token_hashes})
+        )
 
 
 def verdict(payload: Any, socket_id: str, token_hash: str | None) -> tuple[int, str] | None:

@@ -210,8 +210,9 @@ class TableStore:
         if v is None:
             return None
         seen = int(replies[1]) if cid and replies[1] is not None else None
-        return Loaded(int(v), _bytes(meta), _bytes(state), seen,
-                      float(clock) if clock is not None else None)
+        return Loaded(
+            int(v), _bytes(meta), _bytes(state), seen, float(clock) if clock is not None else None
+        )
 
     async def commit(
         self,
@@ -235,12 +236,25 @@ class TableStore:
         carries it. ``channel``: where to publish ('' for nowhere; tests make gaps so)."""
         encoded = [orjson.dumps(r) for r in records]
         # "at": the commit's wall time, for the pub/sub lag metric (app/core/metrics.py).
-        prefix = (b'{"at":' + orjson.dumps(time.time()) + b',"t":' + orjson.dumps(table_id)
-                  + b',"records":[')
+        prefix = (
+            b'{"at":'
+            + orjson.dumps(time.time())
+            + b',"t":'
+            + orjson.dumps(table_id)
+            + b',"records":['
+        )
         args: list[Any] = [
-            expected_v, len(records), meta or b"", state or b"", cid, STREAM_MAXLEN, prefix,
-            *encoded, table_channel(table_id) if channel is None else channel,
-            repr(clock) if clock is not None else "", "1" if publish_state else "",
+            expected_v,
+            len(records),
+            meta or b"",
+            state or b"",
+            cid,
+            STREAM_MAXLEN,
+            prefix,
+            *encoded,
+            table_channel(table_id) if channel is None else channel,
+            repr(clock) if clock is not None else "",
+            "1" if publish_state else "",
             self.publish_command,
         ]
         keys = [k_hash(table_id), k_stream(table_id), k_log(table_id), k_cids(table_id)]
@@ -262,12 +276,15 @@ class TableStore:
         """EVALSHA and the ZADDs in one pipeline (one round trip). The timers set is not
         a table key (another hash slot), so it cannot go into the script itself; on a
         cluster the two go at once to their shards (no cross-slot pipeline)."""
-        zadds = [(key, {m: at for m, at in timers if m in members})
-                 for key, members in self._by_bucket(TIMERS_KEY, [m for m, _ in timers]).items()]
+        zadds = [
+            (key, {m: at for m, at in timers if m in members})
+            for key, members in self._by_bucket(TIMERS_KEY, [m for m, _ in timers]).items()
+        ]
         if self.cluster:
             results = await asyncio.gather(
                 self._commit(keys=keys, args=args),
-                *(self.redis.zadd(key, mapping) for key, mapping in zadds))
+                *(self.redis.zadd(key, mapping) for key, mapping in zadds),
+            )
             return results[0]
         for _ in range(2):
             async with self.redis.pipeline(transaction=False) as pipe:
@@ -303,17 +320,27 @@ class TableStore:
         return [orjson.loads(r) for r in await self.redis.lrange(k_log(table_id), 0, -1)]
 
     async def expire(self, table_id: str, seconds: int = TABLE_TTL_SECONDS) -> None:
-        await self.many([("expire", (key, seconds)) for key in (
-            k_hash(table_id), k_stream(table_id), k_log(table_id), k_cids(table_id),
-            k_conns(table_id))])
+        await self.many(
+            [
+                ("expire", (key, seconds))
+                for key in (
+                    k_hash(table_id),
+                    k_stream(table_id),
+                    k_log(table_id),
+                    k_cids(table_id),
+                    k_conns(table_id),
+                )
+            ]
+        )
 
     # -- the lobby index and the timers
 
     async def list_lobby(self, limit: int = 500, key: str = LOBBY_KEY) -> list[bytes]:
         """The metas of the first ``limit`` tables of an index (oldest first)."""
         scored: list[tuple[float, str]] = []
-        for part in await self.many([("zrange", (k, 0, limit - 1, False, True))
-                                     for k in self.bucket_keys(key)]):
+        for part in await self.many(
+            [("zrange", (k, 0, limit - 1, False, True)) for k in self.bucket_keys(key)]
+        ):
             scored += [(float(score), _str(table_id)) for table_id, score in part]
         ids = [table_id for _, table_id in sorted(scored)[:limit]]
         if not ids:
@@ -333,18 +360,27 @@ class TableStore:
         await self.redis.zadd(self.bucket(TIMERS_KEY, member), {member: at})
 
     async def cancel_timer(self, *members: str) -> None:
-        await self.many([("zrem", (key, *group))
-                         for key, group in self._by_bucket(TIMERS_KEY, members).items()])
+        await self.many(
+            [("zrem", (key, *group)) for key, group in self._by_bucket(TIMERS_KEY, members).items()]
+        )
 
     async def due_timers(self, now: float, limit: int = 50) -> list[str]:
-        parts = await self.many([("zrangebyscore", (key, "-inf", now, 0, limit))
-                                 for key in self.bucket_keys(TIMERS_KEY)])
+        parts = await self.many(
+            [
+                ("zrangebyscore", (key, "-inf", now, 0, limit))
+                for key in self.bucket_keys(TIMERS_KEY)
+            ]
+        )
         return [_str(i) for part in parts for i in part]
 
     async def due_timers_at(self, now: float, limit: int = 50) -> list[tuple[str, float]]:
         """Due timers with their deadlines (for the lateness metric), from every bucket."""
-        parts = await self.many([("zrangebyscore", (key, "-inf", now, 0, limit, True))
-                                 for key in self.bucket_keys(TIMERS_KEY)])
+        parts = await self.many(
+            [
+                ("zrangebyscore", (key, "-inf", now, 0, limit, True))
+                for key in self.bucket_keys(TIMERS_KEY)
+            ]
+        )
         return [(_str(item[0]), float(item[1])) for part in parts for item in part]
 
     async def claim_timer(self, member: str) -> bool:
@@ -353,19 +389,24 @@ class TableStore:
 
     # -- sockets per seated player, counted per server process
 
-    async def connection_delta(self, table_id: str, user_id: int, delta: int,
-                               proc: str) -> int:
+    async def connection_delta(self, table_id: str, user_id: int, delta: int, proc: str) -> int:
         """One more (or one less) socket of this player at this table on process
         ``proc``; returns the player's sockets at the table over every process."""
         field = f"{user_id}@{proc}"
         calls: list[tuple[str, tuple[Any, ...]]] = [
-            ("hincrby", (k_conns(table_id), field, delta)), ("hgetall", (k_conns(table_id),))]
+            ("hincrby", (k_conns(table_id), field, delta)),
+            ("hgetall", (k_conns(table_id),)),
+        ]
         if delta > 0:
             calls.append(("sadd", (k_proc_seats(proc), f"{table_id}|{user_id}")))
         replies = await self.many(calls)
         if delta < 0 and int(replies[0]) <= 0:  # none left here: nothing to sweep
-            await self.many([("hdel", (k_conns(table_id), field)),
-                             ("srem", (k_proc_seats(proc), f"{table_id}|{user_id}"))])
+            await self.many(
+                [
+                    ("hdel", (k_conns(table_id), field)),
+                    ("srem", (k_proc_seats(proc), f"{table_id}|{user_id}")),
+                ]
+            )
         return _sockets_of(replies[1], user_id)
 
     async def connections(self, table_id: str, user_id: int) -> int:
@@ -385,8 +426,9 @@ class TableStore:
         await self.many(calls)
 
     async def dead_processes(self, before: float) -> list[str]:
-        parts = await self.many([("zrangebyscore", (key, "-inf", before))
-                                 for key in self.bucket_keys(PROCS_KEY)])
+        parts = await self.many(
+            [("zrangebyscore", (key, "-inf", before)) for key in self.bucket_keys(PROCS_KEY)]
+        )
         return [_str(p) for part in parts for p in part]
 
     async def claim_dead(self, proc: str) -> bool:
@@ -406,8 +448,10 @@ class TableStore:
             calls.append(("hgetall", (k_conns(table_id),)))
         calls.append(("delete", (k_proc_seats(proc),)))
         replies = await self.many(calls)
-        return [(table_id, int(user), _sockets_of(replies[2 * i + 1], int(user)))
-                for i, (table_id, _, user) in enumerate(seats)]
+        return [
+            (table_id, int(user), _sockets_of(replies[2 * i + 1], int(user)))
+            for i, (table_id, _, user) in enumerate(seats)
+        ]
 
 
 def _sockets_of(counts: dict[Any, Any], user_id: int) -> int:

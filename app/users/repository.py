@@ -40,8 +40,11 @@ async def add_session(
     return session
 
 
-async def session_for_token_hash(db: AsyncSession, token_hash: str, now: datetime,
-                                 ) -> tuple[User, Session] | None:
+async def session_for_token_hash(
+    db: AsyncSession,
+    token_hash: str,
+    now: datetime,
+) -> tuple[User, Session] | None:
     """The user and session of a live session: not revoked and not expired at ``now``."""
     stmt = (
         select(User, Session)
@@ -67,13 +70,17 @@ async def revoke_session(db: AsyncSession, token_hash: str, now: datetime) -> in
     return (await db.execute(stmt)).scalar_one_or_none()
 
 
-async def revoke_other_sessions(db: AsyncSession, user_id: UserId, keep_hash: str,
-                                now: datetime) -> list[str]:
+async def revoke_other_sessions(
+    db: AsyncSession, user_id: UserId, keep_hash: str, now: datetime
+) -> list[str]:
     """Revoke every live session of the user but ``keep_hash``; their token hashes."""
     stmt = (
         update(Session)
-        .where(Session.user_id == user_id, Session.token_hash != keep_hash,
-               Session.revoked_at.is_(None))
+        .where(
+            Session.user_id == user_id,
+            Session.token_hash != keep_hash,
+            Session.revoked_at.is_(None),
+        )
         .values(revoked_at=now)
         .returning(Session.token_hash)
     )

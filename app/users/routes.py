@@ -88,8 +88,12 @@ async def login(
 
 
 @router.post("/auth/logout", status_code=status.HTTP_204_NO_CONTENT)
-async def logout(request: Request, db: DbDep, redis: RedisDep, settings: SettingsDep,
-                 ) -> Response:
+async def logout(
+    request: Request,
+    db: DbDep,
+    redis: RedisDep,
+    settings: SettingsDep,
+) -> Response:
     ended = await service.logout(db, session_token(request))
     await db.commit()
     if ended is not None:
@@ -142,8 +146,9 @@ async def change_password(
     settings: SettingsDep,
 ) -> Response:
     """New password; every other session of the account ends (its sockets close)."""
-    ended = await service.change_password(db, redis, passwords, settings, user, body,
-                                          session_token(request) or "", client_ip(request))
+    ended = await service.change_password(
+        db, redis, passwords, settings, user, body, session_token(request) or "", client_ip(request)
+    )
     await db.commit()
     await sockets.end_sessions(redis, user.id, ended)
     return Response(status_code=status.HTTP_204_NO_CONTENT)

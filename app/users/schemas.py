@@ -20,9 +20,11 @@ _RESERVED_RE = re.compile(rf"^{GUEST_NICKNAME_PREFIX}[0-9]*$", re.IGNORECASE)
 class Credentials(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    username: Annotated[str, Field(min_length=3, max_length=20,
-                                   json_schema_extra={"pattern": USERNAME_RE.pattern}),
-                        Clean(20)]
+    username: Annotated[
+        str,
+        Field(min_length=3, max_length=20, json_schema_extra={"pattern": USERNAME_RE.pattern}),
+        Clean(20),
+    ]
     # The upper bound keeps a huge body from costing a huge hash.
     password: str = Field(min_length=8, max_length=128)
 

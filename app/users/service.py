@@ -49,8 +49,10 @@ async def user_from_token(db: AsyncSession, token: str | None) -> User | None:
     return found[0] if found else None
 
 
-async def session_from_token(db: AsyncSession, token: str | None,
-                             ) -> tuple[User, Session] | None:
+async def session_from_token(
+    db: AsyncSession,
+    token: str | None,
+) -> tuple[User, Session] | None:
     if not token or len(token) > 256:
         return None
     return await repo.session_for_token_hash(db, hash_token(token), utcnow())
@@ -178,9 +180,16 @@ async def logout(db: AsyncSession, token: str | None) -> tuple[int, str] | None:
     return (user_id, token_hash) if user_id is not None else None
 
 
-async def change_password(db: AsyncSession, redis: Redis, passwords: Passwords,
-                          settings: Settings, user: User, data: PasswordIn, token: str,
-                          client_ip: str) -> list[str]:
+async def change_password(
+    db: AsyncSession,
+    redis: Redis,
+    passwords: Passwords,
+    settings: Settings,
+    user: User,
+    data: PasswordIn,
+    token: str,
+    client_ip: str,
+) -> list[str]:
     """Set a new password and end every other session of the account; returns the
     ended sessions' token hashes (their sockets are closed after the commit)."""
     if user.is_guest or not user.username:

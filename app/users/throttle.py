@@ -27,22 +27,33 @@ TRIPS_TTL = 86_400  # trips of the username limit remembered for a day
 
 def _keys(username: str, ip: str) -> dict[str, str]:
     user = username.lower()
-    return {"ip": f"rl:login:ip:{ip}", "user_ip": f"rl:login:uip:{user}:{ip}",
-            "user": f"rl:login:user:{user}", "block": f"rl:login:block:{user}",
-            "trips": f"rl:login:trips:{user}", "known": f"login:known:{user}"}
+    return {
+        "ip": f"rl:login:ip:{ip}",
+        "user_ip": f"rl:login:uip:{user}:{ip}",
+        "user": f"rl:login:user:{user}",
+        "block": f"rl:login:block:{user}",
+        "trips": f"rl:login:trips:{user}",
+        "known": f"login:known:{user}",
+    }
 
 
 def refused(what: str, retry_after: int) -> AppError:
-    return AppError("rate_limited", f"Too many {what}. Try again in {retry_after} seconds.",
-                    429, headers={"Retry-After": str(retry_after)})
+    return AppError(
+        "rate_limited",
+        f"Too many {what}. Try again in {retry_after} seconds.",
+        429,
+        headers={"Retry-After": str(retry_after)},
+    )
 
 
 async def check_login(redis: Redis, settings: Settings, username: str, ip: str) -> None:
     """Count one attempt; raise 429 when one of the limits is over."""
     keys = _keys(username, ip)
     window = settings.login_window_seconds
-    for key, limit in ((keys["ip"], settings.login_limit_per_ip),
-                       (keys["user_ip"], settings.login_limit_per_user_ip)):
+    for key, limit in (
+        (keys["ip"], settings.login_limit_per_ip),
+        (keys["user_ip"], settings.login_limit_per_user_ip),
+    ):
         verdict = await ratelimit.hit(redis, key, limit, window)
         if not verdict.allowed:
             raise refused("login attempts", verdict.retry_after)

@@ -22,8 +22,7 @@ depends_on: str | Sequence[str] | None = None
 
 def upgrade() -> None:
     with op.batch_alter_table("accounts") as batch:
-        batch.add_column(sa.Column("version", sa.BigInteger(), nullable=False,
-                                   server_default="0"))
+        batch.add_column(sa.Column("version", sa.BigInteger(), nullable=False, server_default="0"))
 
 
 def downgrade() -> None:

@@ -22,12 +22,12 @@ depends_on: str | Sequence[str] | None = None
 def upgrade() -> None:
     op.create_table(
         "user_prefs",
-        sa.Column("user_id", sa.BigInteger().with_variant(sa.Integer(), "sqlite"),
-                  nullable=False),
+        sa.Column("user_id", sa.BigInteger().with_variant(sa.Integer(), "sqlite"), nullable=False),
         sa.Column("language", sa.String(length=8), nullable=False),
         sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
-        sa.ForeignKeyConstraint(["user_id"], ["users.id"],
-                                name=op.f("fk_user_prefs_user_id_users"), ondelete="CASCADE"),
+        sa.ForeignKeyConstraint(
+            ["user_id"], ["users.id"], name=op.f("fk_user_prefs_user_id_users"), ondelete="CASCADE"
+        ),
         sa.PrimaryKeyConstraint("user_id", name=op.f("pk_user_prefs")),
     )
 

@@ -24,16 +24,24 @@ EXAMPLES = 25
 ENDS_SESSION = ("/api/auth/logout",)
 
 
-def _cases(op: schemathesis.APIOperation, mode: GenerationMode, base: str, token: str,
-           failures: list[str]) -> None:
+def _cases(
+    op: schemathesis.APIOperation, mode: GenerationMode, base: str, token: str, failures: list[str]
+) -> None:
     @given(case=op.as_strategy(generation_mode=mode))
-    @settings(max_examples=EXAMPLES, deadline=None, database=None,
-              phases=[Phase.explicit, Phase.generate], suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=EXAMPLES,
+        deadline=None,
+        database=None,
+        phases=[Phase.explicit, Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )
     def check(case: schemathesis.Case) -> None:
         response = case.call(base_url=base, cookies={SESSION_COOKIE: token})
         if response.status_code >= 500:
-            failures.append(f"{case.method} {case.path} {case.path_parameters} {case.query} "
-                            f"{case.body!r}: {response.status_code} {response.text[:200]}")
+            failures.append(
+                f"{case.method} {case.path} {case.path_parameters} {case.query} "
+                f"{case.body!r}: {response.status_code} {response.text[:200]}"
+            )
         elif response.status_code >= 400 and case.path.startswith("/api"):
             assert "error" in response.json(), response.text
 
@@ -43,8 +51,7 @@ def _cases(op: schemathesis.APIOperation, mode: GenerationMode, base: str, token
         assert mode is GenerationMode.NEGATIVE  # nothing invalid to send there
 
 
-def test_no_5xx_for_any_generated_request_to_the_rest_of_the_api(
-        server: tuple[str, str]) -> None:
+def test_no_5xx_for_any_generated_request_to_the_rest_of_the_api(server: tuple[str, str]) -> None:
     base, token = server
     schema = schemathesis.openapi.from_url(f"{base}/openapi.json")
     mine = re.compile(MINE)
@@ -52,9 +59,14 @@ def test_no_5xx_for_any_generated_request_to_the_rest_of_the_api(
     rest = [op for op in operations if not mine.search(op.path)]
     rest.sort(key=lambda op: op.path in ENDS_SESSION)
     labels = {op.label for op in rest}
-    for expected in ("POST /api/auth/login", "POST /api/tables", "POST /api/challenges",
-                     "POST /api/tables/{table_id}/invite", "GET /api/games/{game_id}",
-                     "POST /api/auth/password"):
+    for expected in (
+        "POST /api/auth/login",
+        "POST /api/tables",
+        "POST /api/challenges",
+        "POST /api/tables/{table_id}/invite",
+        "GET /api/games/{game_id}",
+        "POST /api/auth/password",
+    ):
         assert expected in labels, sorted(labels)
     failures: list[str] = []
     for op in rest:

@@ -52,19 +52,24 @@ def test_origin_rule() -> None:
 
 
 async def test_foreign_origin_post_is_refused_and_changes_nothing(
-        app: FastAPI, make_client: Make, db: AsyncSession) -> None:
+    app: FastAPI, make_client: Make, db: AsyncSession
+) -> None:
     c = await _guest(make_client)
     before = await _ledger_rows(db)
-    for headers in ({"Origin": "https://evil.example"},
-                    {"Sec-Fetch-Site": "cross-site"},
-                    {"Origin": "http://testserver:8001"}):
+    for headers in (
+        {"Origin": "https://evil.example"},
+        {"Sec-Fetch-Site": "cross-site"},
+        {"Origin": "http://testserver:8001"},
+    ):
         r = await c.post("/api/wallet/daily-bonus", headers=headers)
         assert r.status_code == 403, (headers, r.text)
         assert r.json()["error"]["code"] == "bad_origin"
     assert await _ledger_rows(db) == before
     # The site itself (browsers send its Origin on a POST) still works.
-    r = await c.post("/api/wallet/daily-bonus", headers={"Origin": "http://testserver",
-                                                  "Sec-Fetch-Site": "same-origin"})
+    r = await c.post(
+        "/api/wallet/daily-bonus",
+        headers={"Origin": "http://testserver", "Sec-Fetch-Site": "same-origin"},
+    )
     assert r.status_code == 200, r.text
     assert await _ledger_rows(db) > before
     await assert_conserved(app.state.sessionmaker)
@@ -76,15 +81,16 @@ async def test_foreign_origin_logout_and_login_are_refused(make_client: Make) ->
     assert r.status_code == 403
     assert (await c.get("/api/me")).status_code == 200  # still signed in
     # Reading is not state-changing: a GET with a foreign Origin is answered.
-    assert (await c.get("/api/me", headers={"Origin": "https://evil.example"})).status_code \
-        == 200
+    assert (await c.get("/api/me", headers={"Origin": "https://evil.example"})).status_code == 200
 
 
 @pytest.mark.parametrize("settings_overrides", [{"ws_allowed_origins": ["https://app.example"]}])
 async def test_listed_origin_may_post(make_client: Make) -> None:
     c = await _guest(make_client)
-    r = await c.post("/api/wallet/daily-bonus", headers={"Origin": "https://app.example",
-                                                  "Sec-Fetch-Site": "cross-site"})
+    r = await c.post(
+        "/api/wallet/daily-bonus",
+        headers={"Origin": "https://app.example", "Sec-Fetch-Site": "cross-site"},
+    )
     assert r.status_code == 200, r.text
 
 
@@ -94,8 +100,10 @@ async def test_listed_origin_may_post(make_client: Make) -> None:
 def _assert_security_headers(r: httpx.Response, hsts: bool) -> None:
     csp = r.headers["content-security-policy"]
     assert "frame-ancestors 'none'" in csp
-    assert "script-src 'self'" in csp and "unsafe-inline" not in csp.split("script-src")[1] \
-        .split(";")[0]
+    assert (
+        "script-src 'self'" in csp
+        and "unsafe-inline" not in csp.split("script-src")[1].split(";")[0]
+    )
     assert r.headers["x-frame-options"] == "DENY"
     assert r.headers["x-content-type-options"] == "nosniff"
     assert r.headers["referrer-policy"] == "same-origin"
@@ -103,9 +111,13 @@ def _assert_security_headers(r: httpx.Response, hsts: bool) -> None:
 
 
 async def test_security_headers_on_api_page_and_errors(client: httpx.AsyncClient) -> None:
-    for r in (await client.get("/api/me"), await client.get("/"),
-              await client.get("/healthz"), await client.get("/nowhere"),
-              await client.post("/api/auth/login", json={})):
+    for r in (
+        await client.get("/api/me"),
+        await client.get("/"),
+        await client.get("/healthz"),
+        await client.get("/nowhere"),
+        await client.post("/api/auth/login", json={}),
+    ):
         _assert_security_headers(r, hsts=False)
 
 
@@ -116,8 +128,9 @@ async def test_security_headers_on_the_built_client(settings: Settings, tmp_path
 
     dist = tmp_path / "dist"
     (dist / "assets").mkdir(parents=True)
-    (dist / "index.html").write_text("<!doctype html><script type=module src=/assets/a.js>"
-                                     "</script>")
+    (dist / "index.html").write_text(
+        "<!doctype html><script type=module src=/assets/a.js></script>"
+    )
     (dist / "assets" / "a.js").write_text("console.log(1)")
     app = create_app(settings.model_copy(update={"frontend_dir": dist, "cookie_secure": True}))
     async with LifespanManager(app):
@@ -160,31 +173,42 @@ async def _named_nul(r: httpx.Response, field: str) -> None:
 
 
 async def test_nul_in_login_challenge_and_invite_is_a_422(
-        make_client: Make, db: AsyncSession) -> None:
+    make_client: Make, db: AsyncSession
+) -> None:
     c = await _guest(make_client)
     users_before = (await db.execute(select(func.count()).select_from(User))).scalar_one()
-    await _named_nul(await c.post("/api/auth/login",
-                                  json={"username": "a\u0000b", "password": "x"}), "username")
+    await _named_nul(
+        await c.post("/api/auth/login", json={"username": "a\u0000b", "password": "x"}), "username"
+    )
     await _named_nul(await c.post("/api/challenges", json={"username": "x\u0000"}), "username")
     r = await c.post("/api/tables", json={"name": "mesa"})
     assert r.status_code == 201, r.text
     tid = r.json()["id"]
-    await _named_nul(await c.post(f"/api/tables/{tid}/invite",
-                                  json={"usernames": ["ok", "b\u0000d"]}), "usernames.1")
+    await _named_nul(
+        await c.post(f"/api/tables/{tid}/invite", json={"usernames": ["ok", "b\u0000d"]}),
+        "usernames.1",
+    )
     db.expire_all()
-    assert (await db.execute(select(func.count()).select_from(User))).scalar_one() \
-        == users_before
+    assert (await db.execute(select(func.count()).select_from(User))).scalar_one() == users_before
 
 
-@pytest.mark.parametrize(("method", "path", "kwargs", "field"), [
-    ("post", "/api/auth/register", {"json": {"username": "ab\u0000c", "password": "p" * 9}},
-     "username"),
-    ("post", "/api/chat/lobby", {"json": {"text": "hola\u0000"}}, "text"),
-    ("post", "/api/tables", {"json": {"name": "x", "rules": {"k\u0000": 1}}}, "rules.k"),
-    ("get", "/api/players/search", {"params": {"q": "a\u0000"}}, "q"),
-    ("get", "/api/tables/ab%00cd", {}, "path"),
-])
+@pytest.mark.parametrize(
+    ("method", "path", "kwargs", "field"),
+    [
+        (
+            "post",
+            "/api/auth/register",
+            {"json": {"username": "ab\u0000c", "password": "p" * 9}},
+            "username",
+        ),
+        ("post", "/api/chat/lobby", {"json": {"text": "hola\u0000"}}, "text"),
+        ("post", "/api/tables", {"json": {"name": "x", "rules": {"k\u0000": 1}}}, "rules.k"),
+        ("get", "/api/players/search", {"params": {"q": "a\u0000"}}, "q"),
+        ("get", "/api/tables/ab%00cd", {}, "path"),
+    ],
+)
 async def test_nul_anywhere_is_a_422_naming_the_field(
-        make_client: Make, method: str, path: str, kwargs: dict[str, Any], field: str) -> None:
+    make_client: Make, method: str, path: str, kwargs: dict[str, Any], field: str
+) -> None:
     c = await _guest(make_client)
     await _named_nul(await getattr(c, method)(path, **kwargs), field)

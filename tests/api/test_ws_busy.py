@@ -22,11 +22,22 @@ from tests.economy.helpers import client_for, new_users
 
 def ws_scope(cookie: str) -> dict[str, Any]:
     return {
-        "type": "websocket", "asgi": {"version": "3.0"}, "scheme": "ws", "path": "/ws",
-        "raw_path": b"/ws", "query_string": b"", "root_path": "", "subprotocols": [],
-        "server": ("testserver", 80), "client": ("127.0.0.1", 5000), "state": {},
-        "headers": [(b"host", b"testserver"), (b"origin", b"http://testserver"),
-                    (b"cookie", f"{SESSION_COOKIE}={cookie}".encode())],
+        "type": "websocket",
+        "asgi": {"version": "3.0"},
+        "scheme": "ws",
+        "path": "/ws",
+        "raw_path": b"/ws",
+        "query_string": b"",
+        "root_path": "",
+        "subprotocols": [],
+        "server": ("testserver", 80),
+        "client": ("127.0.0.1", 5000),
+        "state": {},
+        "headers": [
+            (b"host", b"testserver"),
+            (b"origin", b"http://testserver"),
+            (b"cookie", f"{SESSION_COOKIE}={cookie}".encode()),
+        ],
     }
 
 
@@ -50,12 +61,14 @@ async def handshake(app: FastAPI, cookie: str) -> list[dict[str, Any]]:
 
 
 def frames(sent: list[dict[str, Any]]) -> list[Any]:
-    return [orjson.loads(m.get("text") or m["bytes"]) for m in sent
-            if m["type"] == "websocket.send"]
+    return [
+        orjson.loads(m.get("text") or m["bytes"]) for m in sent if m["type"] == "websocket.send"
+    ]
 
 
-@pytest.mark.parametrize("settings_overrides", [
-    {"db_pool_size": 1, "db_pool_timeout_seconds": 0.5}])
+@pytest.mark.parametrize(
+    "settings_overrides", [{"db_pool_size": 1, "db_pool_timeout_seconds": 0.5}]
+)
 async def test_an_exhausted_pool_refuses_the_socket_as_busy(
     app: FastAPI, make_client: Callable[[], httpx.AsyncClient]
 ) -> None:
@@ -69,8 +82,11 @@ async def test_an_exhausted_pool_refuses_the_socket_as_busy(
             await conn.close()
     assert sent[0]["type"] == "websocket.accept"
     assert [f["code"] for f in frames(sent)] == ["server_busy"]
-    assert (sent[-1]["type"], sent[-1]["code"], sent[-1]["reason"]) == \
-        ("websocket.close", 1013, "server_busy")
+    assert (sent[-1]["type"], sent[-1]["code"], sent[-1]["reason"]) == (
+        "websocket.close",
+        1013,
+        "server_busy",
+    )
     # A connection free again: the same cookie is served (hello), then we hang up.
     sent = await handshake_until_hello(app, cookie)
     assert frames(sent)[0]["type"] == "hello"

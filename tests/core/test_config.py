@@ -126,8 +126,12 @@ def test_production_refuses_each_unsafe_setting_by_name(
         Settings(var_dir=tmp_path)
     message = str(caught.value)
     assert name in message
-    others = {"BURACO_DATABASE_URL", "BURACO_REDIS_URL", "BURACO_COOKIE_SECURE",
-              "BURACO_WS_ALLOWED_ORIGINS"} - {name}
+    others = {
+        "BURACO_DATABASE_URL",
+        "BURACO_REDIS_URL",
+        "BURACO_COOKIE_SECURE",
+        "BURACO_WS_ALLOWED_ORIGINS",
+    } - {name}
     assert not [other for other in others if other in message]
     # the operator may insist, and then it starts
     monkeypatch.setenv("BURACO_ALLOW_UNSAFE_PRODUCTION", "true")
@@ -137,8 +141,12 @@ def test_production_refuses_each_unsafe_setting_by_name(
 def test_production_defaults_refuse_everything_unsafe_at_once(tmp_path: Path) -> None:
     with pytest.raises(ValidationError) as caught:
         Settings(env="production", secret_key="k" * 40, var_dir=tmp_path)
-    for name in ("BURACO_DATABASE_URL", "BURACO_REDIS_URL", "BURACO_COOKIE_SECURE",
-                 "BURACO_WS_ALLOWED_ORIGINS"):
+    for name in (
+        "BURACO_DATABASE_URL",
+        "BURACO_REDIS_URL",
+        "BURACO_COOKIE_SECURE",
+        "BURACO_WS_ALLOWED_ORIGINS",
+    ):
         assert name in str(caught.value)
 
 

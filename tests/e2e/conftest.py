@@ -37,8 +37,14 @@ DIST = FRONTEND / "dist"
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
 CHROMIUM = os.environ.get("BURACO_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
 ]
 CI = os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
 
@@ -88,8 +94,13 @@ def _e2e_urls(pg_url: str, redis_url: str) -> tuple[str, str]:
     return db_url, f"{base}/{other}"
 
 
-def _server_env(base: str, db_url: str, redis_url: str, dist: Path, var: Path,
-                ) -> dict[str, str]:
+def _server_env(
+    base: str,
+    db_url: str,
+    redis_url: str,
+    dist: Path,
+    var: Path,
+) -> dict[str, str]:
     return {
         **os.environ,
         "BURACO_ENV": "test",
@@ -141,7 +152,10 @@ def server(
 
 @pytest.fixture(scope="package")
 def short_grace_server(
-    server: str, pg_url: str, redis_url: str, frontend_dist: Path,
+    server: str,
+    pg_url: str,
+    redis_url: str,
+    frontend_dist: Path,
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[str]:
     """A second process on the same database, with its own Redis, whose disconnect grace

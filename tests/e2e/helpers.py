@@ -100,8 +100,13 @@ def non_meld_triple(hand: list[str]) -> list[int]:
     raise AssertionError(f"no three unrelated cards in {hand}")
 
 
-def open_table(page: Page, players: int = 2, preset: str = "cerrado",
-               rules: dict[str, Any] | None = None, name: str = "Mesa e2e") -> str:
+def open_table(
+    page: Page,
+    players: int = 2,
+    preset: str = "cerrado",
+    rules: dict[str, Any] | None = None,
+    name: str = "Mesa e2e",
+) -> str:
     """Open a table through the REST API (as the page's player, who sits at seat 0) and
     go to it; returns its id."""
     tid = page.evaluate(

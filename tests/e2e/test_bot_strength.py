@@ -18,8 +18,9 @@ def test_fill_with_easy_bots_and_quick_play_with_strong_ones(new_context) -> Non
     page.select_option("#bot-strength", "easy")
     page.click("#add-bots")
     page.wait_for_selector("#hand .card")
-    tags = page.eval_on_selector_all(".opponents .seat .tag.bot",
-                                     "els => els.map(e => e.textContent)")
+    tags = page.eval_on_selector_all(
+        ".opponents .seat .tag.bot", "els => els.map(e => e.textContent)"
+    )
     assert len(tags) == 3 and all(ES["strength.easy"] in t for t in tags), tags
 
     page.goto("/#/")

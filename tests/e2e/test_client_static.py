@@ -44,7 +44,8 @@ def test_keys_used_by_the_code_exist() -> None:
 def test_every_server_error_code_is_translated() -> None:
     keys = set(_dicts()["es"])
     pattern = re.compile(
-        r"(?:AppError|RuleViolation|refuse|error_frame|_refuse|bad)\(\s*\"([a-z_]+)\"")
+        r"(?:AppError|RuleViolation|refuse|error_frame|_refuse|bad)\(\s*\"([a-z_]+)\""
+    )
     codes = set()
     for path in (ROOT / "app").rglob("*.py"):
         codes |= set(pattern.findall(path.read_text()))

@@ -44,7 +44,8 @@ def test_guest_plays_a_full_hand_against_a_bot(new_context, artifacts: Path) -> 
             size = page.locator("#hand .card").count()
             page.click("#act-draw")
             page.wait_for_function(
-                f"() => document.querySelectorAll('#hand .card').length === {size + 1}")
+                f"() => document.querySelectorAll('#hand .card').length === {size + 1}"
+            )
             hand = page.eval_on_selector_all("#hand .card", "cs => cs.map(c => c.dataset.card)")
             for i in non_meld_triple(hand):
                 page.locator("#hand .card").nth(i).click()

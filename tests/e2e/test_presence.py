@@ -29,8 +29,11 @@ def two_player_game(make: Any) -> tuple[Any, Any, Any, str]:
     bea_ctx = make(1280, 800)
     bea = bea_ctx.new_page()
     as_guest(bea)
-    bea.evaluate("async (tid) => { await fetch(`/api/tables/${tid}/sit`, { method: 'POST',"
-                 " headers: { 'Content-Type': 'application/json' }, body: '{}' }); }", tid)
+    bea.evaluate(
+        "async (tid) => { await fetch(`/api/tables/${tid}/sit`, { method: 'POST',"
+        " headers: { 'Content-Type': 'application/json' }, body: '{}' }); }",
+        tid,
+    )
     bea.goto(f"/#/table/{tid}")
     for page in (ana, bea):
         page.wait_for_selector("#hand .card")
@@ -53,8 +56,11 @@ def test_closed_tab_is_shown_away_then_a_bot_takes_over(grace_context, artifacts
     assert any(bea_name in t and "bot" in t for t in toasts(ana)), toasts(ana)
     ana.screenshot(path=str(artifacts / "table-away.png"))
     why = ES["takeover.grace_over"]
-    ana.wait_for_function(f"() => [...document.querySelectorAll('.move-log li')]"
-                          f".some(li => li.textContent.includes({json.dumps(why)}))", timeout=8000)
+    ana.wait_for_function(
+        f"() => [...document.querySelectorAll('.move-log li')]"
+        f".some(li => li.textContent.includes({json.dumps(why)}))",
+        timeout=8000,
+    )
     assert ana.locator(".seat .tag.warn[data-away]").count() == 0
     assert ana.locator(".opponents .seat .tag.bot").count() == 1
 
@@ -69,8 +75,11 @@ def test_leaving_asks_in_the_app_dialog_and_is_announced(grace_context) -> None:
     bea.click("#confirm-ok")
     bea.wait_for_selector("#play-now")
     why = ES["takeover.abandon"]
-    ana.wait_for_function(f"() => [...document.querySelectorAll('.toast, .move-log li')]"
-                          f".some(e => e.textContent.includes({json.dumps(why)}))", timeout=5000)
+    ana.wait_for_function(
+        f"() => [...document.querySelectorAll('.toast, .move-log li')]"
+        f".some(e => e.textContent.includes({json.dumps(why)}))",
+        timeout=5000,
+    )
 
 
 def test_the_clock_warns_at_ten_seconds_and_says_when_it_played_for_you(grace_context) -> None:
@@ -78,15 +87,18 @@ def test_the_clock_warns_at_ten_seconds_and_says_when_it_played_for_you(grace_co
     as_guest(page)
     open_table(page, rules=RULES, name="Reloj")
     page.click("#add-bots")
-    page.wait_for_function("() => document.querySelector('#act-draw')?.disabled === false",
-                           timeout=10000)
+    page.wait_for_function(
+        "() => document.querySelector('#act-draw')?.disabled === false", timeout=10000
+    )
     seconds = int(page.text_content(".me-row .seat.turn .clock") or "0")
     assert 8 <= seconds <= 13, seconds  # readable seconds on your seat (12 s turns; ±1 s skew)
     page.wait_for_selector(".me-row .seat.turn .clock.warn", timeout=5000)
     assert int(page.text_content(".me-row .clock.warn") or "99") <= 10
     said = json.dumps(ES["table.timedOutYou"])
-    page.wait_for_function(f"() => [...document.querySelectorAll('.toast')]"
-                           f".some(e => e.textContent.includes({said}))", timeout=15000)
+    page.wait_for_function(
+        f"() => [...document.querySelectorAll('.toast')].some(e => e.textContent.includes({said}))",
+        timeout=15000,
+    )
 
 
 def test_on_any_port_a_guest_plays_a_whole_hand(grace_context) -> None:

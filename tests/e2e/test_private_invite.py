@@ -10,8 +10,10 @@ FACE_UP_OUTSIDE_MY_HAND = """() => [...document.querySelectorAll('.opponents .ca
 
 
 def _my_turn(page) -> bool:
-    return page.evaluate("() => !!document.querySelector('#act-draw') && "
-                         "!document.querySelector('#act-draw').disabled")
+    return page.evaluate(
+        "() => !!document.querySelector('#act-draw') && "
+        "!document.querySelector('#act-draw').disabled"
+    )
 
 
 def test_private_table_invitation_and_play(new_context, artifacts) -> None:
@@ -45,7 +47,8 @@ def test_private_table_invitation_and_play(new_context, artifacts) -> None:
         size = mover.locator("#hand .card").count()
         mover.click("#act-draw")
         mover.wait_for_function(
-            f"() => document.querySelectorAll('#hand .card').length === {size + 1}")
+            f"() => document.querySelectorAll('#hand .card').length === {size + 1}"
+        )
         card = mover.locator("#hand .card").last.get_attribute("data-card")
         mover.locator("#hand .card").last.click()
         mover.click("#act-discard")

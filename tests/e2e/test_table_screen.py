@@ -18,9 +18,15 @@ from tests.e2e.helpers import (
 )
 
 SIZES = [
-    ("phone-360", 360, 740), ("phone-390", 390, 844), ("phone-412", 412, 915),
-    ("phone-land", 844, 390), ("tablet", 768, 1024), ("tablet-land", 1024, 768),
-    ("laptop-1280", 1280, 720), ("laptop-1366", 1366, 768), ("desktop", 1920, 1080),
+    ("phone-360", 360, 740),
+    ("phone-390", 390, 844),
+    ("phone-412", 412, 915),
+    ("phone-land", 844, 390),
+    ("tablet", 768, 1024),
+    ("tablet-land", 1024, 768),
+    ("laptop-1280", 1280, 720),
+    ("laptop-1366", 1366, 768),
+    ("desktop", 1920, 1080),
 ]
 SHORT = {"hand_size": 11, "muertos": 0, "stock_end": 20}
 HERE = Path(__file__).resolve().parent

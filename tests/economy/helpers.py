@@ -34,9 +34,17 @@ async def seed_shop(maker: async_sessionmaker[AsyncSession]) -> None:
     """The test fixtures empty every table, the seeded catalogue too: put it back."""
     items = json.loads(SHOP_DATA.read_text(encoding="utf-8"))["items"]
     rows = [
-        {"sku": i["sku"], "kind": i["kind"], "name": i["name"], "price": i["price"],
-         "currency": i["currency"], "amount": i.get("amount", 0), "sort": n, "active": True,
-         "extra": {}}
+        {
+            "sku": i["sku"],
+            "kind": i["kind"],
+            "name": i["name"],
+            "price": i["price"],
+            "currency": i["currency"],
+            "amount": i.get("amount", 0),
+            "sort": n,
+            "active": True,
+            "extra": {},
+        }
         for n, i in enumerate(items)
     ]
     async with maker() as db:
@@ -123,8 +131,16 @@ async def win_at_table(econ: EconomyTables, winner: int, loser: int, bet: int) -
     for u in (winner, loser):
         await econ.reserve_seat(u, table, bet)
     assert await econ.start_game(game, table, bet, [winner, loser]) == []
-    await econ.settle_game(GameResult(
-        game_id=game, table_id=table, preset="abierto", bet=bet, teams={winner: 0, loser: 1},
-        abandoned=frozenset(), winner_team=0, bots=0,
-    ))
+    await econ.settle_game(
+        GameResult(
+            game_id=game,
+            table_id=table,
+            preset="abierto",
+            bet=bet,
+            teams={winner: 0, loser: 1},
+            abandoned=frozenset(),
+            winner_team=0,
+            bots=0,
+        )
+    )
     return game

@@ -55,7 +55,8 @@ async def test_fifty_parallel_sits_answer_fast_and_starve_nobody(
     t0 = time.monotonic()
     sits = [mine.post(f"/api/tables/{table}/sit", json={}) for _ in range(50)]
     *answers, (other_took, other_status) = await asyncio.wait_for(
-        asyncio.gather(*sits, wallet_of_other()), 5.0)
+        asyncio.gather(*sits, wallet_of_other()), 5.0
+    )
     took = time.monotonic() - t0
     statuses = Counter(r.status_code for r in answers)
     assert took < 5.0 and statuses[500] == 0, statuses
@@ -85,14 +86,17 @@ async def test_racing_sits_keep_the_winners_hold(
         second = await open_table(await client_for(app, make_client, other_host), bet=START)
         mine = await client_for(app, make_client, me)
         answers = await asyncio.gather(
-            *(mine.post(f"/api/tables/{table}/sit", json={}) for _ in range(6)))
+            *(mine.post(f"/api/tables/{table}/sit", json={}) for _ in range(6))
+        )
         codes = Counter(r.status_code for r in answers)
         assert codes[200] == 1 and codes[500] == 0, (rnd, codes)
         assert await balance(maker, f"hold:{table}:{me}") == START, rnd
         assert await coins(maker, me) == 0, rnd
         again = await mine.post(f"/api/tables/{second}/sit", json={})
-        assert again.status_code == 402 or again.json()["error"]["code"] == \
-            "insufficient_funds", (rnd, again.text)
+        assert again.status_code == 402 or again.json()["error"]["code"] == "insufficient_funds", (
+            rnd,
+            again.text,
+        )
         # Standing up gives the hold back, once.
         assert (await mine.post(f"/api/tables/{table}/stand")).status_code == 200
         assert await coins(maker, me) == START
@@ -109,18 +113,31 @@ async def test_twenty_parallel_buys_charge_once(
         shop = (await client.get("/api/shop")).json()
         item = next(i for i in shop if i["currency"] == "coins" and "pack" not in i["kind"])
         answers = await asyncio.gather(
-            *(client.post("/api/shop/buy", json={"sku": item["sku"]}) for _ in range(20)))
+            *(client.post("/api/shop/buy", json={"sku": item["sku"]}) for _ in range(20))
+        )
         codes = Counter(r.status_code for r in answers)
         assert codes[200] == 1 and codes[409] == 19, codes
         assert {r.json()["error"]["code"] for r in answers if r.status_code == 409} == {
-            "already_owned"}
+            "already_owned"
+        }
         assert await coins(maker, me) == START - item["price"]
         async with maker() as db:
-            owned = (await db.execute(select(func.count()).select_from(InventoryItem).where(
-                InventoryItem.user_id == me))).scalar_one()
-            bought = (await db.execute(select(func.count()).select_from(Transfer).where(
-                Transfer.kind == "purchase", Transfer.idempotency_key.like(f"buy:{me}:%")
-            ))).scalar_one()
+            owned = (
+                await db.execute(
+                    select(func.count())
+                    .select_from(InventoryItem)
+                    .where(InventoryItem.user_id == me)
+                )
+            ).scalar_one()
+            bought = (
+                await db.execute(
+                    select(func.count())
+                    .select_from(Transfer)
+                    .where(
+                        Transfer.kind == "purchase", Transfer.idempotency_key.like(f"buy:{me}:%")
+                    )
+                )
+            ).scalar_one()
         assert (owned, bought) == (1, 1)
 
 
@@ -151,9 +168,13 @@ async def test_throwaway_guests_cannot_farm_their_grants(
         gid = (await g.get("/api/me")).json()["id"]
         await befriend(g, fc, farmer)
         await g.post("/api/wallet/daily-bonus")
-        for body in ({"currency": "coins", "amount": START}, {"currency": "coins",
-                     "amount": 1_000}, {"sku": "pack_coins_50k"},
-                     {"currency": "credits", "amount": 5}, {"sku": "pack_credits_1"}):
+        for body in (
+            {"currency": "coins", "amount": START},
+            {"currency": "coins", "amount": 1_000},
+            {"sku": "pack_coins_50k"},
+            {"currency": "credits", "amount": 5},
+            {"sku": "pack_credits_1"},
+        ):
             r = await g.post("/api/gifts", json={"to_user_id": farmer, **body})
             refused[r.json().get("error", {}).get("code", str(r.status_code))] += 1
         assert await coins(maker, gid) >= START
@@ -161,8 +182,9 @@ async def test_throwaway_guests_cannot_farm_their_grants(
     assert await coins(maker, farmer) == START
 
 
-@pytest.mark.parametrize("settings_overrides", [
-    {"db_pool_size": 1, "db_pool_timeout_seconds": 0.5}])
+@pytest.mark.parametrize(
+    "settings_overrides", [{"db_pool_size": 1, "db_pool_timeout_seconds": 0.5}]
+)
 async def test_an_exhausted_pool_answers_503_at_once(
     app: FastAPI, make_client: Callable[[], httpx.AsyncClient]
 ) -> None:

@@ -18,10 +18,14 @@ BET = 6_000
 
 def result(game: str, teams: dict[int, int], winner: int | None, **kw: object) -> GameResult:
     return GameResult(
-        game_id=game, table_id=f"t-{game}", preset=str(kw.get("preset", "abierto")),
+        game_id=game,
+        table_id=f"t-{game}",
+        preset=str(kw.get("preset", "abierto")),
         bet=int(kw.get("bet", BET)),  # type: ignore[call-overload]
-        teams=teams, abandoned=frozenset(kw.get("abandoned", ())),  # type: ignore[arg-type]
-        winner_team=winner, bots=int(kw.get("bots", 0)),  # type: ignore[call-overload]
+        teams=teams,
+        abandoned=frozenset(kw.get("abandoned", ())),  # type: ignore[arg-type]
+        winner_team=winner,
+        bots=int(kw.get("bots", 0)),  # type: ignore[call-overload]
     )
 
 
@@ -41,8 +45,9 @@ async def test_two_players_winner_takes_both_stakes(app: FastAPI, econ: EconomyT
         await econ.settle_game(result("g1", {a: 0, b: 1}, 0))
         pushed = await inbox.drain()
     # v 4: the two starting grants, the seat's hold, the payout
-    assert pushed == [{"type": "wallet", "coins": START + BET, "credits": 5, "v": 4,
-                       "via": f"user:{a}"}]
+    assert pushed == [
+        {"type": "wallet", "coins": START + BET, "credits": 5, "v": 4, "via": f"user:{a}"}
+    ]
     assert await coins(maker, a) == START + BET
     assert await coins(maker, b) == START - BET
     assert await balance(maker, "game:g1") == 0
@@ -54,7 +59,10 @@ async def test_pairs_each_winner_receives_two_stakes(app: FastAPI, econ: Economy
     await econ.settle_game(result("g2", {a: 0, c: 0, b: 1, d: 1}, 1))
     maker = app.state.sessionmaker
     assert [await coins(maker, u) for u in (a, b, c, d)] == [
-        START - BET, START + BET, START - BET, START + BET
+        START - BET,
+        START + BET,
+        START - BET,
+        START + BET,
     ]
 
 

@@ -22,8 +22,7 @@ async def test_wallet_bonus_and_shop_on_sqlite(embedded_client: httpx.AsyncClien
     assert bought.json()["wallet"]["coins"] == 45_000
     things = (await embedded_client.get("/api/me/things")).json()
     assert things["equipped"] == {"felt": "felt_verde"}
-    assert (await embedded_client.post("/api/chat/lobby", json={"text": "hola"})).status_code \
-        == 201
+    assert (await embedded_client.post("/api/chat/lobby", json={"text": "hola"})).status_code == 201
     assert [m["text"] for m in (await embedded_client.get("/api/chat/lobby")).json()] == ["hola"]
 
 
@@ -34,8 +33,16 @@ async def test_a_bet_game_settles_on_sqlite(embedded_app: FastAPI) -> None:
     for u in (a, b):
         await econ.reserve_seat(u, "t", 6_000)
     assert await econ.start_game("g", "t", 6_000, [a, b]) == []
-    result = GameResult(game_id="g", table_id="t", preset="abierto", bet=6_000,
-                        teams={a: 0, b: 1}, abandoned=frozenset(), winner_team=1, bots=0)
+    result = GameResult(
+        game_id="g",
+        table_id="t",
+        preset="abierto",
+        bet=6_000,
+        teams={a: 0, b: 1},
+        abandoned=frozenset(),
+        winner_team=1,
+        bots=0,
+    )
     await econ.settle_game(result)
     await econ.settle_game(result)
     assert (await coins(maker, a), await coins(maker, b)) == (44_000, 56_000)

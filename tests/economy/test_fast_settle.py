@@ -35,10 +35,24 @@ def fast_only(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(settlement, "settle_game", _no_generic)
 
 
-def _result(game: str, teams: dict[int, int], winner: int | None, bet: int = BET,
-            abandoned: tuple[int, ...] = (), bots: int = 0) -> GameResult:
-    return GameResult(game_id=game, table_id=f"t-{game}", preset="abierto", bet=bet,
-                      teams=teams, abandoned=frozenset(abandoned), winner_team=winner, bots=bots)
+def _result(
+    game: str,
+    teams: dict[int, int],
+    winner: int | None,
+    bet: int = BET,
+    abandoned: tuple[int, ...] = (),
+    bots: int = 0,
+) -> GameResult:
+    return GameResult(
+        game_id=game,
+        table_id=f"t-{game}",
+        preset="abierto",
+        bet=bet,
+        teams=teams,
+        abandoned=frozenset(abandoned),
+        winner_team=winner,
+        bots=bots,
+    )
 
 
 async def _start(econ: EconomyTables, game: str, users: list[int], bet: int) -> None:
@@ -49,18 +63,32 @@ async def _start(econ: EconomyTables, game: str, users: list[int], bet: int) -> 
 
 async def _snapshot(app: FastAPI, game: str, users: list[int]) -> dict[str, Any]:
     async with app.state.sessionmaker() as db:
-        records = (await db.execute(
-            select(GameRecord.user_id, GameRecord.team, GameRecord.outcome,
-                   GameRecord.coins_delta, GameRecord.xp, GameRecord.with_bots)
-            .where(GameRecord.game_id == game).order_by(GameRecord.user_id)
-        )).all()
-        state = (await db.execute(
-            select(GameBet.state).where(GameBet.game_id == game))).scalar_one()
-        entries = (await db.execute(
-            select(Account.key, Entry.amount).join(Entry, Entry.account_id == Account.id)
-            .join(Transfer, Transfer.id == Entry.transfer_id)
-            .where(Transfer.idempotency_key == f"settle:{game}").order_by(Account.key)
-        )).all()
+        records = (
+            await db.execute(
+                select(
+                    GameRecord.user_id,
+                    GameRecord.team,
+                    GameRecord.outcome,
+                    GameRecord.coins_delta,
+                    GameRecord.xp,
+                    GameRecord.with_bots,
+                )
+                .where(GameRecord.game_id == game)
+                .order_by(GameRecord.user_id)
+            )
+        ).all()
+        state = (
+            await db.execute(select(GameBet.state).where(GameBet.game_id == game))
+        ).scalar_one()
+        entries = (
+            await db.execute(
+                select(Account.key, Entry.amount)
+                .join(Entry, Entry.account_id == Account.id)
+                .join(Transfer, Transfer.id == Entry.transfer_id)
+                .where(Transfer.idempotency_key == f"settle:{game}")
+                .order_by(Account.key)
+            )
+        ).all()
     slot = {u: f"u{i}" for i, u in enumerate(users)}
     return {
         "records": [(slot[r[0]], *r[1:]) for r in records],
@@ -77,21 +105,30 @@ def _anon(key: str, slot: dict[int, str], game: str) -> str:
 
 async def _progress(app: FastAPI, users: list[int]) -> list[tuple[int, int, int, int]]:
     async with app.state.sessionmaker() as db:
-        rows = (await db.execute(
-            select(PlayerStats.user_id, PlayerStats.xp, PlayerStats.level, PlayerStats.games,
-                   PlayerStats.wins).where(PlayerStats.user_id.in_(users))
-        )).all()
+        rows = (
+            await db.execute(
+                select(
+                    PlayerStats.user_id,
+                    PlayerStats.xp,
+                    PlayerStats.level,
+                    PlayerStats.games,
+                    PlayerStats.wins,
+                ).where(PlayerStats.user_id.in_(users))
+            )
+        ).all()
     found = {r[0]: tuple(r[1:]) for r in rows}
     return [found.get(u, (0, 1, 0, 0)) for u in users]  # type: ignore[misc]
 
 
 async def _level_notes(app: FastAPI, users: list[int]) -> list[tuple[int, dict[str, int]]]:
     async with app.state.sessionmaker() as db:
-        rows = (await db.execute(
-            select(Notification.user_id, Notification.payload)
-            .where(Notification.user_id.in_(users), Notification.kind == "level_up")
-            .order_by(Notification.id)
-        )).all()
+        rows = (
+            await db.execute(
+                select(Notification.user_id, Notification.payload)
+                .where(Notification.user_id.in_(users), Notification.kind == "level_up")
+                .order_by(Notification.id)
+            )
+        ).all()
     return [(users.index(u), p) for u, p in rows]
 
 
@@ -121,14 +158,21 @@ async def test_fast_path_matches_the_generic_path(
         users = await new_users(maker, count)
         if xp_before:
             async with maker() as db:
-                db.add_all(PlayerStats(user_id=u, xp=xp_before, level=1, games=1, wins=0)
-                           for u in users)
+                db.add_all(
+                    PlayerStats(user_id=u, xp=xp_before, level=1, games=1, wins=0) for u in users
+                )
                 await db.commit()
         game = f"{name}-{side}"
         await _start(econ, game, users, bet)
         before = [await coins(maker, u) for u in users]
-        result = _result(game, {u: team_of[i] for i, u in enumerate(users)}, winner, bet,
-                         tuple(users[i] for i in left), bots)
+        result = _result(
+            game,
+            {u: team_of[i] for i, u in enumerate(users)},
+            winner,
+            bet,
+            tuple(users[i] for i in left),
+            bots,
+        )
         if side == "fast":
             monkeypatch.setattr(settlement, "settle_game", _no_generic)
             await econ.settle_game(result)
@@ -150,8 +194,10 @@ async def test_fast_path_matches_the_generic_path(
     assert sides["fast"]["escrow"] == 0
     if name == "level_ups":
         # 95 XP: the winner's 26 and the loser's 6 both reach level 2 (100).
-        assert sides["fast"]["level_ups"] == [(0, {"level": 2, "previous": 1}),
-                                              (1, {"level": 2, "previous": 1})]
+        assert sides["fast"]["level_ups"] == [
+            (0, {"level": 2, "previous": 1}),
+            (1, {"level": 2, "previous": 1}),
+        ]
 
 
 async def test_a_level_up_is_pushed_after_the_commit(
@@ -184,10 +230,16 @@ async def test_an_escrow_not_holding_its_stakes_writes_nothing(
 
     async def shift(coins_into_escrow: int) -> None:  # as a bug elsewhere would
         async with maker() as db:
-            await db.execute(update(Account).where(Account.key == "game:bad")
-                             .values(balance=Account.balance + coins_into_escrow))
-            await db.execute(update(Account).where(Account.key == f"wallet:{a}:coins")
-                             .values(balance=Account.balance - coins_into_escrow))
+            await db.execute(
+                update(Account)
+                .where(Account.key == "game:bad")
+                .values(balance=Account.balance + coins_into_escrow)
+            )
+            await db.execute(
+                update(Account)
+                .where(Account.key == f"wallet:{a}:coins")
+                .values(balance=Account.balance - coins_into_escrow)
+            )
             await db.commit()
 
     for delta in (-1, 2):  # short of the stakes (the CHECK), then over them (the guard)
@@ -195,12 +247,15 @@ async def test_an_escrow_not_holding_its_stakes_writes_nothing(
         with pytest.raises(SettlementMismatch):
             await econ.settle_game(_result("bad", {a: 0, b: 1}, 1))
         async with maker() as db:
-            assert (await db.execute(select(GameBet.state).where(GameBet.game_id == "bad"))
-                    ).scalar_one() == "escrowed"
-            assert (await db.execute(select(func.count()).select_from(GameRecord))
-                    ).scalar_one() == 0
-            assert (await db.execute(select(func.count()).where(Transfer.kind == "settle"))
-                    ).scalar_one() == 0
+            assert (
+                await db.execute(select(GameBet.state).where(GameBet.game_id == "bad"))
+            ).scalar_one() == "escrowed"
+            assert (
+                await db.execute(select(func.count()).select_from(GameRecord))
+            ).scalar_one() == 0
+            assert (
+                await db.execute(select(func.count()).where(Transfer.kind == "settle"))
+            ).scalar_one() == 0
     await shift(-1)  # back as it was: now it settles
     await econ.settle_game(_result("bad", {a: 0, b: 1}, 1))
     assert await coins(maker, b) == 50_000 + BET
@@ -228,6 +283,7 @@ async def test_a_game_never_escrowed_takes_the_generic_path(
     await econ.settle_game(_result("free", {a: 0, b: 1}, 0, bet=0))
     async with maker() as db:
         records = (await db.execute(select(func.count()).select_from(GameRecord))).scalar_one()
-        games = (await db.execute(select(PlayerStats.games).where(PlayerStats.user_id == a))
-                 ).scalar_one()
+        games = (
+            await db.execute(select(PlayerStats.games).where(PlayerStats.user_id == a))
+        ).scalar_one()
     assert (records, games) == (2, 1)

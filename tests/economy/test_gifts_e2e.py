@@ -51,15 +51,17 @@ async def test_buy_for_yourself_equips_and_refuses_replays(
 ) -> None:
     (a,) = await new_users(app.state.sessionmaker, 1)
     c = await client_for(app, make_client, a)
-    r = await c.post("/api/shop/buy", json={"sku": "avatar_sombrero"},
-                     headers={"Idempotency-Key": "k1"})
+    r = await c.post(
+        "/api/shop/buy", json={"sku": "avatar_sombrero"}, headers={"Idempotency-Key": "k1"}
+    )
     assert r.status_code == 200, r.text
     assert r.json()["wallet"]["coins"] == 30_000
     things = (await c.get("/api/me/things")).json()
     assert [i["sku"] for i in things["items"]] == ["avatar_sombrero"]
     assert things["equipped"] == {"avatar": "avatar_sombrero"}
-    replay = await c.post("/api/shop/buy", json={"sku": "felt_verde"},
-                          headers={"Idempotency-Key": "k1"})
+    replay = await c.post(
+        "/api/shop/buy", json={"sku": "felt_verde"}, headers={"Idempotency-Key": "k1"}
+    )
     assert replay.status_code == 409 and replay.json()["error"]["code"] == "duplicate_request"
     again = await c.post("/api/shop/buy", json={"sku": "avatar_sombrero"})
     assert again.json()["error"]["code"] == "already_owned"
@@ -112,7 +114,8 @@ async def test_gift_accepted_goes_to_my_things_equipped(
 
 
 async def test_gift_declined_is_refunded_and_regalar_back(
-    app: FastAPI, pair: tuple[int, httpx.AsyncClient, int, httpx.AsyncClient],
+    app: FastAPI,
+    pair: tuple[int, httpx.AsyncClient, int, httpx.AsyncClient],
     econ: EconomyTables,
 ) -> None:
     a, ca, b, cb = pair
@@ -176,8 +179,7 @@ async def test_gifts_to_anyone_but_yourself_and_across_a_block(
     ca = await client_for(app, make_client, a)
     cblocker = await client_for(app, make_client, blocker)
     assert (await cblocker.post("/api/blocks", json={"user_id": a})).status_code == 204
-    for to, code in [(a, "cannot_gift_self"), (blocker, "blocked"),
-                     (999_999, "user_not_found")]:
+    for to, code in [(a, "cannot_gift_self"), (blocker, "blocked"), (999_999, "user_not_found")]:
         r = await ca.post("/api/gifts", json={"to_user_id": to, "sku": "felt_verde"})
         assert r.json()["error"]["code"] == code
     assert await coins(app.state.sessionmaker, a) in (0, 50_000)
@@ -194,7 +196,8 @@ async def test_gifts_to_anyone_but_yourself_and_across_a_block(
 
 
 async def test_gift_replay_with_same_key_is_refused(
-    app: FastAPI, pair: tuple[int, httpx.AsyncClient, int, httpx.AsyncClient],
+    app: FastAPI,
+    pair: tuple[int, httpx.AsyncClient, int, httpx.AsyncClient],
     econ: EconomyTables,
 ) -> None:
     a, ca, b, _ = pair

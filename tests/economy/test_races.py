@@ -46,10 +46,13 @@ async def test_fifty_sits_with_one_stake_exactly_one_wins_every_round(
         )
         assert await coins(maker, user) == 0
     async with maker() as db:
-        holds = (await db.execute(
-            select(func.count(), func.sum(Account.balance))
-            .where(Account.kind == "hold", Account.balance > 0)
-        )).one()
+        holds = (
+            await db.execute(
+                select(func.count(), func.sum(Account.balance)).where(
+                    Account.kind == "hold", Account.balance > 0
+                )
+            )
+        ).one()
     assert tuple(holds) == (100, 100 * BET)
 
 
@@ -63,17 +66,23 @@ async def test_one_settlement_raced_twenty_times_pays_once(
         await econ.reserve_seat(u, "race", BET)
     assert await econ.start_game("race-g", "race", BET, [a, b]) == []
     result = GameResult(
-        game_id="race-g", table_id="race", preset="abierto", bet=BET, teams={a: 0, b: 1},
-        abandoned=frozenset(), winner_team=0, bots=0,
+        game_id="race-g",
+        table_id="race",
+        preset="abierto",
+        bet=BET,
+        teams={a: 0, b: 1},
+        abandoned=frozenset(),
+        winner_team=0,
+        bots=0,
     )
     await asyncio.gather(*(econ.settle_game(result) for _ in range(20)))
     assert await coins(maker, a) == 2 * BET
     assert await coins(maker, b) == 0
     assert await balance(maker, "game:race-g") == 0
     async with maker() as db:
-        settles = (await db.execute(
-            select(func.count()).where(Transfer.kind == "settle")
-        )).scalar_one()
+        settles = (
+            await db.execute(select(func.count()).where(Transfer.kind == "settle"))
+        ).scalar_one()
     assert settles == 1
 
 

@@ -28,8 +28,11 @@ START = 50_000
 @pytest.fixture
 def settings_overrides() -> dict[str, Any]:
     # Grace 0: whatever is left is repaired on the next run (the tests run it by hand).
-    return {"reconcile_grace_seconds": 0, "reconcile_interval_seconds": 3600,
-            "special_table_level": 1}
+    return {
+        "reconcile_grace_seconds": 0,
+        "reconcile_interval_seconds": 3600,
+        "special_table_level": 1,
+    }
 
 
 @pytest.fixture
@@ -63,10 +66,22 @@ async def test_a_game_lost_with_redis_is_voided_refunded_and_told_once(
     assert await balance(maker, f"game:{meta.game_id}") == 0
     async with maker() as db:
         bet = await db.get(GameBet, meta.game_id)
-        told = (await db.execute(select(Notification.user_id).where(
-            Notification.kind == "game_voided"))).scalars().all()
-        settles = (await db.execute(select(func.count()).select_from(Transfer).where(
-            Transfer.idempotency_key == f"settle:{meta.game_id}"))).scalar_one()
+        told = (
+            (
+                await db.execute(
+                    select(Notification.user_id).where(Notification.kind == "game_voided")
+                )
+            )
+            .scalars()
+            .all()
+        )
+        settles = (
+            await db.execute(
+                select(func.count())
+                .select_from(Transfer)
+                .where(Transfer.idempotency_key == f"settle:{meta.game_id}")
+            )
+        ).scalar_one()
     assert bet is not None and bet.state == "void"
     assert sorted(told) == sorted([host, guest]) and settles == 1
 
@@ -91,9 +106,14 @@ async def test_holds_left_behind_are_released_and_seats_keep_theirs(
 
     await svc.mutate(closed.id, close)  # closed, but its hold was never given back
     repairs = await rec.run_once()
-    assert sorted(repairs.released) == sorted([
-        f"hold:never-existed:{ghost}", f"hold:{waiting.id}:{stray}", f"hold:{closed.id}:{late}",
-        "special:lost-special"])
+    assert sorted(repairs.released) == sorted(
+        [
+            f"hold:never-existed:{ghost}",
+            f"hold:{waiting.id}:{stray}",
+            f"hold:{closed.id}:{late}",
+            "special:lost-special",
+        ]
+    )
     for u in (ghost, stray, late):
         assert await coins(maker, u) == START
     assert await credits(maker, ghost) == 5

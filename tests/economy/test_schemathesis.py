@@ -51,14 +51,22 @@ async def _prepare(url: str) -> tuple[str, list[int]]:
 
 
 @contextlib.contextmanager
-def prepared_server(pg_url: str, redis_url: str, tmp_path: Path,
-                    **settings: Any) -> Iterator[tuple[str, str]]:
+def prepared_server(
+    pg_url: str, redis_url: str, tmp_path: Path, **settings: Any
+) -> Iterator[tuple[str, str]]:
     """The app in a real uvicorn server on the prepared data; yields (base URL, token)."""
     token, _ = in_thread(asyncio.run, _prepare(pg_url))
-    app = create_app(Settings(
-        env="test", database_url=pg_url, redis_url=redis_url, var_dir=tmp_path,
-        frontend_dir=tmp_path / "none", log_level="WARNING", **settings,
-    ))
+    app = create_app(
+        Settings(
+            env="test",
+            database_url=pg_url,
+            redis_url=redis_url,
+            var_dir=tmp_path,
+            frontend_dir=tmp_path / "none",
+            log_level="WARNING",
+            **settings,
+        )
+    )
     with serve_in_thread(app) as base:
         yield base, token
 
@@ -79,9 +87,11 @@ def test_no_500_for_any_generated_request(server: tuple[str, str]) -> None:
     def check(case: schemathesis.Case) -> None:
         response = case.call(base_url=base, cookies={SESSION_COOKIE: token})
         if response.status_code >= 500:
-            failures.append(f"{case.method} {case.path} {case.path_parameters} "
-                            f"{case.query} "
-                            f"{case.body!r}: {response.status_code}")
+            failures.append(
+                f"{case.method} {case.path} {case.path_parameters} "
+                f"{case.query} "
+                f"{case.body!r}: {response.status_code}"
+            )
         elif response.status_code >= 400:
             assert "error" in response.json(), response.text
 

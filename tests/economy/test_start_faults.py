@@ -35,8 +35,9 @@ class Boom(Exception):
     """The injected fault."""
 
 
-def fail_once(original: Callable[..., Awaitable[Any]], when: Callable[..., bool] = lambda *a,
-              **k: True) -> Callable[..., Awaitable[Any]]:
+def fail_once(
+    original: Callable[..., Awaitable[Any]], when: Callable[..., bool] = lambda *a, **k: True
+) -> Callable[..., Awaitable[Any]]:
     state = {"fired": False}
 
     async def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -49,8 +50,11 @@ def fail_once(original: Callable[..., Awaitable[Any]], when: Callable[..., bool]
 
 
 def _patch_ledger_post(mp: pytest.MonkeyPatch, svc: TableService) -> None:
-    mp.setattr(ledger, "post", fail_once(ledger.post, lambda *a, **k: str(
-        k.get("key", "")).startswith("start:")))
+    mp.setattr(
+        ledger,
+        "post",
+        fail_once(ledger.post, lambda *a, **k: str(k.get("key", "")).startswith("start:")),
+    )
 
 
 def _patch_special_spend(mp: pytest.MonkeyPatch, svc: TableService) -> None:
@@ -71,12 +75,12 @@ def _patch_escrow_commit(mp: pytest.MonkeyPatch, svc: TableService) -> None:
         return await original_start(*args, **kwargs)
 
     mp.setattr(bets, "start_game", start_game)
-    mp.setattr(AsyncSession, "commit", fail_once(AsyncSession.commit,
-                                                 lambda *a: escrowing["on"]))
+    mp.setattr(AsyncSession, "commit", fail_once(AsyncSession.commit, lambda *a: escrowing["on"]))
 
 
 def _patch_deal_commit(mp: pytest.MonkeyPatch, svc: TableService) -> None:
     """Redis refuses the commit that deals the first hand, after the escrow."""
+
     def dealing(table_id: str, v: int, records: list[dict[str, Any]], **kw: Any) -> bool:
         return any(r.get("change") == "game_started" for r in records)
 
@@ -107,11 +111,22 @@ STEPS = {
 
 async def _money_left(app: FastAPI, table_id: str) -> tuple[int, int]:
     async with app.state.sessionmaker() as db:
-        held = (await db.execute(select(func.coalesce(func.sum(Account.balance), 0)).where(
-            Account.kind.in_(("hold", "escrow")), Account.balance > 0,
-            Account.key.like(f"%{table_id}%") | Account.key.like("game:%")))).scalar_one()
-        escrowed = (await db.execute(select(func.count()).select_from(GameBet).where(
-            GameBet.table_id == table_id, GameBet.state == "escrowed"))).scalar_one()
+        held = (
+            await db.execute(
+                select(func.coalesce(func.sum(Account.balance), 0)).where(
+                    Account.kind.in_(("hold", "escrow")),
+                    Account.balance > 0,
+                    Account.key.like(f"%{table_id}%") | Account.key.like("game:%"),
+                )
+            )
+        ).scalar_one()
+        escrowed = (
+            await db.execute(
+                select(func.count())
+                .select_from(GameBet)
+                .where(GameBet.table_id == table_id, GameBet.state == "escrowed")
+            )
+        ).scalar_one()
     return int(held), int(escrowed)
 
 

@@ -89,14 +89,14 @@ class Economy(RuleBasedStateMachine):
 
         async def claim() -> None:
             async with self.maker() as db:
-                await wallets.claim_daily_bonus(db, self.users[who], self.settings, Outbox(),
-                                                now=self.clock)
+                await wallets.claim_daily_bonus(
+                    db, self.users[who], self.settings, Outbox(), now=self.clock
+                )
                 await db.commit()
 
         self.run(self._quietly(claim()))
 
-    @rule(who=st.integers(0, PEOPLE - 1), table=st.sampled_from(TABLES),
-          bet=st.sampled_from(BETS))
+    @rule(who=st.integers(0, PEOPLE - 1), table=st.sampled_from(TABLES), bet=st.sampled_from(BETS))
     def sit(self, who: int, table: str, bet: int) -> None:
         bet = self.seated.get(table, (bet, set()))[0]
         user = self.users[who]
@@ -135,8 +135,12 @@ class Economy(RuleBasedStateMachine):
         self.games[game] = (bet, sorted(people))
 
     @precondition(lambda self: bool(self.games))
-    @rule(data=st.data(), winner=st.sampled_from([0, 1, None]), bots=st.integers(0, 2),
-          again=st.booleans())
+    @rule(
+        data=st.data(),
+        winner=st.sampled_from([0, 1, None]),
+        bots=st.integers(0, 2),
+        again=st.booleans(),
+    )
     def settle(self, data: st.DataObject, winner: int | None, bots: int, again: bool) -> None:
         game = data.draw(st.sampled_from(sorted(self.games)))
         bet, people = self.games.pop(game)
@@ -145,24 +149,40 @@ class Economy(RuleBasedStateMachine):
         # The result's bet is the table's, or 0: then the stakes are not the ones the fast
         # path expects, and it reads them first.
         bet = data.draw(st.sampled_from([bet, 0]))
-        result = GameResult(game_id=game, table_id="x", preset="abierto", bet=bet, teams=teams,
-                            abandoned=frozenset(left), winner_team=winner, bots=bots)
+        result = GameResult(
+            game_id=game,
+            table_id="x",
+            preset="abierto",
+            bet=bet,
+            teams=teams,
+            abandoned=frozenset(left),
+            winner_team=winner,
+            bots=bots,
+        )
         self.run(self.econ.settle_game(result))
         if again:
             self.run(self.econ.settle_game(result))
 
-    @rule(a=st.integers(0, PEOPLE - 1), b=st.integers(0, PEOPLE - 1),
-          amount=st.sampled_from([0, 1, 5_000, 40_000, 10**7]), sku=st.sampled_from(SKUS),
-          use_sku=st.booleans())
+    @rule(
+        a=st.integers(0, PEOPLE - 1),
+        b=st.integers(0, PEOPLE - 1),
+        amount=st.sampled_from([0, 1, 5_000, 40_000, 10**7]),
+        sku=st.sampled_from(SKUS),
+        use_sku=st.booleans(),
+    )
     def gift(self, a: int, b: int, amount: int, sku: str, use_sku: bool) -> None:
         async def send() -> None:
             async with self.maker() as db:
                 sender = await db.get(User, self.users[a])
                 assert sender is not None
-                order = gifts.GiftOrder(self.users[b], sku=sku) if use_sku else gifts.GiftOrder(
-                    self.users[b], currency="coins", amount=amount)
-                gift = await gifts.send(db, self.settings, Outbox(), sender, order,
-                                        f"k{next(self.ids)}")
+                order = (
+                    gifts.GiftOrder(self.users[b], sku=sku)
+                    if use_sku
+                    else gifts.GiftOrder(self.users[b], currency="coins", amount=amount)
+                )
+                gift = await gifts.send(
+                    db, self.settings, Outbox(), sender, order, f"k{next(self.ids)}"
+                )
                 await db.commit()
                 self.pending_gifts.append((gift.id, self.users[b]))
 
@@ -186,8 +206,9 @@ class Economy(RuleBasedStateMachine):
     def buy(self, who: int, sku: str) -> None:
         async def purchase() -> None:
             async with self.maker() as db:
-                await shop.buy(db, self.settings, Outbox(), self.users[who], sku,
-                               f"b{next(self.ids)}")
+                await shop.buy(
+                    db, self.settings, Outbox(), self.users[who], sku, f"b{next(self.ids)}"
+                )
                 await db.commit()
 
         self.run(self._quietly(purchase()))
@@ -213,7 +234,12 @@ def test_random_economies_conserve_coins(
     started, so none needs the generic one)."""
     monkeypatch.setattr(settlement, "settle_game", _no_generic)
     Economy.pg_url, Economy.redis_url = pg_url, redis_url
-    run_state_machine_as_test(Economy, settings=settings(
-        max_examples=12, stateful_step_count=30, deadline=None,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
-    ))
+    run_state_machine_as_test(
+        Economy,
+        settings=settings(
+            max_examples=12,
+            stateful_step_count=30,
+            deadline=None,
+            suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+        ),
+    )

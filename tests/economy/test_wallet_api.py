@@ -15,8 +15,13 @@ from app.economy.notify import Outbox
 from tests.economy.helpers import Listener, client_for, coins, new_users
 
 # coin items a new wallet (50,000 coins) can all buy: sku -> price
-PRICES = {"emote_risa": 5_000, "emote_aplauso": 5_000, "emote_llanto": 8_000,
-          "felt_verde": 10_000, "back_clasico": 15_000}
+PRICES = {
+    "emote_risa": 5_000,
+    "emote_aplauso": 5_000,
+    "emote_llanto": 8_000,
+    "felt_verde": 10_000,
+    "back_clasico": 15_000,
+}
 CHEAP_SKUS = list(PRICES)
 
 
@@ -84,9 +89,14 @@ async def test_wallet_pushes_carry_a_version_that_orders_them(
     client = await client_for(app, make_client, a)
     start = (await client.get("/api/wallet")).json()
     async with Listener(app.state.redis, f"user:{a}") as inbox:
-        replies = await asyncio.gather(*(
-            client.post("/api/shop/buy", json={"sku": sku}, headers={"Idempotency-Key": f"k{i}"})
-            for i, sku in enumerate(CHEAP_SKUS)))
+        replies = await asyncio.gather(
+            *(
+                client.post(
+                    "/api/shop/buy", json={"sku": sku}, headers={"Idempotency-Key": f"k{i}"}
+                )
+                for i, sku in enumerate(CHEAP_SKUS)
+            )
+        )
         pushed = [m for m in await inbox.drain(1.0) if m["type"] == "wallet"]
     assert all(r.status_code == 200 for r in replies), [r.text for r in replies]
     final = (await client.get("/api/wallet")).json()
@@ -97,5 +107,7 @@ async def test_wallet_pushes_carry_a_version_that_orders_them(
     assert [m["v"] for m in by_version] == list(range(start["v"] + 1, final["v"] + 1))
     coins_seen = [m["coins"] for m in by_version]
     assert coins_seen == sorted(coins_seen, reverse=True)
-    assert (by_version[-1]["coins"], by_version[-1]["credits"]) == \
-        (final["coins"], final["credits"])
+    assert (by_version[-1]["coins"], by_version[-1]["credits"]) == (
+        final["coins"],
+        final["credits"],
+    )

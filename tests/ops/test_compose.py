@@ -20,8 +20,12 @@ from tests.support import REPO_ROOT
 
 COMPOSE = yaml.safe_load((REPO_ROOT / "docker-compose.yml").read_text())
 CADDYFILE = (REPO_ROOT / "deploy" / "Caddyfile").read_text()
-VARIABLES = {"BURACO_DOMAIN": "buraco.example.com", "BURACO_SECRET_KEY": "k" * 48,
-             "POSTGRES_PASSWORD": "pw", "BURACO_METRICS_TOKEN": "tok"}
+VARIABLES = {
+    "BURACO_DOMAIN": "buraco.example.com",
+    "BURACO_SECRET_KEY": "k" * 48,
+    "POSTGRES_PASSWORD": "pw",
+    "BURACO_METRICS_TOKEN": "tok",
+}
 
 
 def compose_schema() -> dict[str, Any]:
@@ -31,12 +35,14 @@ def compose_schema() -> dict[str, Any]:
 
 def interpolate(value: str) -> str:
     """Compose's ${NAME}, ${NAME:-default} and ${NAME:?error}, from VARIABLES."""
+
     def one(m: re.Match[str]) -> str:
         name, op, rest = m.group(1), m.group(2) or "", m.group(3) or ""
         if name in VARIABLES:
             return VARIABLES[name]
         assert op != ":?", f"{name} must be set"
         return rest if op == ":-" else ""
+
     return re.sub(r"\$\{(\w+)(:-|:\?)?([^}]*)\}", one, value)
 
 
@@ -47,9 +53,13 @@ def test_compose_file_follows_the_compose_specification() -> None:
 
 
 def test_the_schema_check_catches_a_broken_file() -> None:
-    broken = {**COMPOSE, "services": {**COMPOSE["services"],
-                                       "app": {**COMPOSE["services"]["app"], "ports": 8000,
-                                               "restart_policy": "always"}}}
+    broken = {
+        **COMPOSE,
+        "services": {
+            **COMPOSE["services"],
+            "app": {**COMPOSE["services"]["app"], "ports": 8000, "restart_policy": "always"},
+        },
+    }
     validator = jsonschema.Draft202012Validator(compose_schema())
     assert len(list(validator.iter_errors(broken))) >= 2
 
@@ -79,16 +89,19 @@ def test_app_settings_from_the_compose_file_pass_production_checks() -> None:
     assert ipaddress.ip_network(subnet).is_private
     assert "edge" in COMPOSE["services"]["proxy"]["networks"]
     assert COMPOSE["networks"]["backend"]["internal"] is True
-    fields = {k.removeprefix("BURACO_").lower(): v for k, v in env.items()
-              if k.startswith("BURACO_")}
+    fields = {
+        k.removeprefix("BURACO_").lower(): v for k, v in env.items() if k.startswith("BURACO_")
+    }
     fields = {k: v for k, v in fields.items() if v != ""}
     settings = Settings(**fields)  # raises if production would refuse to start
     assert settings.is_production and settings.cookie_secure
     assert settings.ws_allowed_origins == ["https://buraco.example.com"]
 
 
-@pytest.mark.parametrize("flag", [["--appendonly", "yes"], ["--appendfsync", "everysec"],
-                                  ["--maxmemory-policy", "noeviction"]])
+@pytest.mark.parametrize(
+    "flag",
+    [["--appendonly", "yes"], ["--appendfsync", "everysec"], ["--maxmemory-policy", "noeviction"]],
+)
 def test_redis_persists_and_never_evicts(flag: list[str]) -> None:
     command = [str(part) for part in COMPOSE["services"]["redis"]["command"]]
     i = command.index(flag[0])

@@ -41,9 +41,13 @@ def pins(requirements: list[str]) -> dict[str, str]:
     return out
 
 
-@pytest.mark.parametrize(("lock", "groups"), [
-    ("runtime.lock", ()), ("dev.lock", ("embedded", "dev")),
-])
+@pytest.mark.parametrize(
+    ("lock", "groups"),
+    [
+        ("runtime.lock", ()),
+        ("dev.lock", ("embedded", "dev")),
+    ],
+)
 def test_every_direct_dependency_is_locked_at_its_pin(lock: str, groups: tuple[str, ...]) -> None:
     project = PYPROJECT["project"]
     wanted = pins(project["dependencies"])
@@ -55,8 +59,18 @@ def test_every_direct_dependency_is_locked_at_its_pin(lock: str, groups: tuple[s
 
 def test_runtime_lock_has_no_embedded_or_dev_packages() -> None:
     runtime = locked("runtime.lock")
-    for name in ("fakeredis", "lupa", "aiosqlite", "watchfiles", "pytest", "mypy", "ruff",
-                 "uv", "pip", "setuptools"):
+    for name in (
+        "fakeredis",
+        "lupa",
+        "aiosqlite",
+        "watchfiles",
+        "pytest",
+        "mypy",
+        "ruff",
+        "uv",
+        "pip",
+        "setuptools",
+    ):
         assert name not in runtime, name
 
 

@@ -19,10 +19,18 @@ from tests.tables.harness import REPO, Player, server_env
 from tests.tables.test_games import SHORT_2P
 
 NAMED = [
-    "buraco_open_sockets", "buraco_live_tables", "buraco_moves_total",
-    "buraco_refusals_total", "buraco_command_seconds", "buraco_redis_roundtrip_seconds",
-    "buraco_pubsub_lag_seconds", "buraco_timer_lateness_seconds", "buraco_settlements_total",
-    "buraco_settlement_seconds", "buraco_http_requests_total", "buraco_http_request_seconds",
+    "buraco_open_sockets",
+    "buraco_live_tables",
+    "buraco_moves_total",
+    "buraco_refusals_total",
+    "buraco_command_seconds",
+    "buraco_redis_roundtrip_seconds",
+    "buraco_pubsub_lag_seconds",
+    "buraco_timer_lateness_seconds",
+    "buraco_settlements_total",
+    "buraco_settlement_seconds",
+    "buraco_http_requests_total",
+    "buraco_http_request_seconds",
     "buraco_event_loop_lag_seconds",
 ]
 
@@ -30,8 +38,11 @@ NAMED = [
 def sample(text: str, name: str, **labels: str) -> float:
     """The value of one sample (0 when absent)."""
     wanted = ",".join(f'{k}="{v}"' for k, v in labels.items())
-    pattern = rf"^{re.escape(name)}(\{{{re.escape(wanted)}\}})? (\S+)$" if wanted else \
-        rf"^{re.escape(name)} (\S+)$"
+    pattern = (
+        rf"^{re.escape(name)}(\{{{re.escape(wanted)}\}})? (\S+)$"
+        if wanted
+        else rf"^{re.escape(name)} (\S+)$"
+    )
     for line in text.splitlines():
         m = re.match(pattern, line)
         if m:
@@ -48,7 +59,8 @@ async def scrape(base: str) -> str:
 
 
 async def test_two_workers_expose_every_metric_and_count_one_move_once(
-        pg_url: str, ops_redis: str, var: Path) -> None:
+    pg_url: str, ops_redis: str, var: Path
+) -> None:
     multiproc = var / "metrics"
     multiproc.mkdir()
     env = server_env(pg_url, ops_redis, var)
@@ -62,8 +74,12 @@ async def test_two_workers_expose_every_metric_and_count_one_move_once(
         people = [await Player.guest(base) for _ in range(2)]
         for p in people:
             await p.connect(f"ws://127.0.0.1:{port}/ws")
-        table = (await people[0].http.post("/api/tables", json={
-            "preset": "cerrado", "players": 2, "rules": SHORT_2P, "name": "metrics"})).json()
+        table = (
+            await people[0].http.post(
+                "/api/tables",
+                json={"preset": "cerrado", "players": 2, "rules": SHORT_2P, "name": "metrics"},
+            )
+        ).json()
         tid = table["id"]
         await people[0].watch(tid)
         await people[1].watch(tid)
@@ -90,8 +106,16 @@ async def test_two_workers_expose_every_metric_and_count_one_move_once(
             assert sample(text, "buraco_live_tables", modality="cerrado", status="playing") == 1
             assert sample(text, "buraco_redis_roundtrip_seconds_count", op="commit") >= 2
             assert sample(text, "buraco_pubsub_lag_seconds_count") >= 1
-            assert sample(text, "buraco_http_requests_total", method="POST",
-                          route="/api/tables/{table_id}/sit", status="200") == 1
+            assert (
+                sample(
+                    text,
+                    "buraco_http_requests_total",
+                    method="POST",
+                    route="/api/tables/{table_id}/sit",
+                    status="200",
+                )
+                == 1
+            )
         assert len(list(multiproc.iterdir())) >= 2  # both workers wrote their files
     finally:
         for p in people:
@@ -100,8 +124,9 @@ async def test_two_workers_expose_every_metric_and_count_one_move_once(
 
 
 def _production(settings: Settings, token: str | None) -> Settings:
-    return settings.model_copy(update={
-        "env": "production", "metrics_token": SecretStr(token) if token else None})
+    return settings.model_copy(
+        update={"env": "production", "metrics_token": SecretStr(token) if token else None}
+    )
 
 
 @pytest.mark.parametrize("token", [None, "scrape-me"])
@@ -119,7 +144,8 @@ async def test_production_metrics_need_the_token(settings: Settings, token: str 
 
 
 async def test_development_serves_metrics_without_a_token(
-        embedded_client: httpx.AsyncClient) -> None:
+    embedded_client: httpx.AsyncClient,
+) -> None:
     await embedded_client.get("/healthz")
     r = await embedded_client.get("/metrics")
     assert r.status_code == 200

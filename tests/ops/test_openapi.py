@@ -22,8 +22,7 @@ def spec(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
 
 def operations(spec: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
-    return [(method, path, op) for path, ops in spec["paths"].items()
-            for method, op in ops.items()]
+    return [(method, path, op) for path, ops in spec["paths"].items() for method, op in ops.items()]
 
 
 def test_operation_ids_are_readable_and_unique(spec: dict[str, Any]) -> None:
@@ -42,8 +41,7 @@ def test_the_session_cookie_is_the_security_scheme(spec: dict[str, Any]) -> None
 
 def test_every_table_endpoint_has_a_typed_response(spec: dict[str, Any]) -> None:
     for method, path, op in operations(spec):
-        if not path.startswith(("/api/tables", "/api/quickplay", "/api/challenges",
-                                "/api/games")):
+        if not path.startswith(("/api/tables", "/api/quickplay", "/api/challenges", "/api/games")):
             continue
         ok = next(v for k, v in op["responses"].items() if k.startswith("2"))
         schema = ok["content"]["application/json"]["schema"]
@@ -53,8 +51,10 @@ def test_every_table_endpoint_has_a_typed_response(spec: dict[str, Any]) -> None
 def test_error_statuses_are_declared(spec: dict[str, Any]) -> None:
     for method, path, op in operations(spec):
         if path.startswith("/api/"):
-            assert {"400", "401", "403", "404", "409", "422", "429"} <= set(op["responses"]), \
-                (method, path)
+            assert {"400", "401", "403", "404", "409", "422", "429"} <= set(op["responses"]), (
+                method,
+                path,
+            )
 
 
 def test_modalities_are_an_enum(spec: dict[str, Any]) -> None:

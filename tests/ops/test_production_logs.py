@@ -20,14 +20,28 @@ from tests.support import free_port, start_uvicorn, stop_process, wait_ready
 from tests.tables.harness import REPO, Player, create_table, server_env
 
 ISO_MS_ZONE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00$")
-BOOM = [sys.executable, "-m", "uvicorn", "tests.ops.boom_app:create_app", "--factory",
-        "--no-access-log", "--ws-per-message-deflate", "false"]
+BOOM = [
+    sys.executable,
+    "-m",
+    "uvicorn",
+    "tests.ops.boom_app:create_app",
+    "--factory",
+    "--no-access-log",
+    "--ws-per-message-deflate",
+    "false",
+]
 
 
 def production_env(pg_url: str, redis_url: str, var: Path) -> dict[str, str]:
     env = server_env(pg_url, redis_url, var)
-    env.update({"BURACO_ENV": "production", "BURACO_COOKIE_SECURE": "true",
-                "BURACO_SECRET_KEY": "k" * 48, "BURACO_LOG_LEVEL": "INFO"})
+    env.update(
+        {
+            "BURACO_ENV": "production",
+            "BURACO_COOKIE_SECURE": "true",
+            "BURACO_SECRET_KEY": "k" * 48,
+            "BURACO_LOG_LEVEL": "INFO",
+        }
+    )
     return env
 
 
@@ -48,20 +62,28 @@ def json_lines(text: str) -> list[dict[str, Any]]:
 
 def test_alembic_lines_are_json_in_production(pg_url: str, ops_redis: str, var: Path) -> None:
     env = production_env(pg_url, ops_redis, var)
-    done = subprocess.run([sys.executable, "-m", "alembic", "upgrade", "head"], cwd=REPO,
-                          env=env, capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "alembic", "upgrade", "head"],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
     records = json_lines(done.stderr + done.stdout)
     assert any(r["logger"].startswith("alembic") for r in records), records
 
 
 async def test_uvicorn_and_app_lines_are_json_with_the_request_id(
-        pg_url: str, ops_redis: str, var: Path) -> None:
+    pg_url: str, ops_redis: str, var: Path
+) -> None:
     env = production_env(pg_url, ops_redis, var)
     port = free_port()
     base, log = f"http://127.0.0.1:{port}", var / "uvicorn.log"
-    proc = start_uvicorn(port, env, REPO, log, args=("--log-config", "deploy/logging.json"),
-                         command=BOOM)
+    proc = start_uvicorn(
+        port, env, REPO, log, args=("--log-config", "deploy/logging.json"), command=BOOM
+    )
     try:
         wait_ready(proc, base + "/readyz", log, time.monotonic() + 40)
         async with httpx.AsyncClient(base_url=base) as http:
@@ -89,8 +111,11 @@ async def test_uvicorn_and_app_lines_are_json_with_the_request_id(
     error = next(r for r in boom_lines if r["logger"] == "app.errors")
     assert "RuntimeError: boom for the log test" in error["exc"]
     assert next(r for r in boom_lines if r["logger"] == "app.access")["status"] == 500
-    assert any(r.get("request_id") == "rid-ok" and r["status"] == 200 for r in records
-               if r["logger"] == "app.access")
+    assert any(
+        r.get("request_id") == "rid-ok" and r["status"] == 200
+        for r in records
+        if r["logger"] == "app.access"
+    )
     session = next(r for r in records if r["logger"] == "app.ws" and "user_id" in r)
     assert session["user_id"] == player.id
     assert session["tables"] == [table["id"]]

@@ -22,10 +22,13 @@ async def silent_socket(port: int, cookie: str) -> asyncio.StreamWriter:
     answers the server's close): the process must wait for it, still not ready."""
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
     key = base64.b64encode(os.urandom(16)).decode()
-    writer.write((
-        f"GET /ws HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
-        f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
-        f"Origin: {ORIGIN}\r\nCookie: buraco_session={cookie}\r\n\r\n").encode())
+    writer.write(
+        (
+            f"GET /ws HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
+            f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
+            f"Origin: {ORIGIN}\r\nCookie: buraco_session={cookie}\r\n\r\n"
+        ).encode()
+    )
     await writer.drain()
     status = await reader.readline()
     assert b" 101 " in status, status
@@ -33,9 +36,18 @@ async def silent_socket(port: int, cookie: str) -> asyncio.StreamWriter:
 
 
 async def test_sigterm_tells_sockets_to_reconnect_and_they_resume_elsewhere(
-        pg_url: str, ops_redis: str, var: Path) -> None:
-    servers = start_servers(2, pg_url, ops_redis, var, shutdown_drain_seconds=3,
-                            turn_seconds=300, disconnect_grace_seconds=300, log_level="INFO")
+    pg_url: str, ops_redis: str, var: Path
+) -> None:
+    servers = start_servers(
+        2,
+        pg_url,
+        ops_redis,
+        var,
+        shutdown_drain_seconds=3,
+        turn_seconds=300,
+        disconnect_grace_seconds=300,
+        log_level="INFO",
+    )
     people: list[Player] = []
     writer = None
     try:

@@ -31,8 +31,13 @@ from tests.support import fuzz
 # Per operation and mode: 12 is about 1,300 requests, well under two minutes; raise it
 # with API_FUZZ_EXAMPLES=50 for a thorough run.
 EXAMPLES = int(os.environ.get("API_FUZZ_EXAMPLES", "12"))
-CHECKS = [not_a_server_error, status_code_conformance, positive_data_acceptance,
-          response_schema_conformance, content_type_conformance]
+CHECKS = [
+    not_a_server_error,
+    status_code_conformance,
+    positive_data_acceptance,
+    response_schema_conformance,
+    content_type_conformance,
+]
 SESSION_ENDING = {"logout"}
 # Codes 400 are this API's refusals by a rule of the game or the economy (declared, the
 # request well formed: not enough coins, cannot block yourself...). 422 means malformed
@@ -46,8 +51,9 @@ WHOLE_RULES = "inconsistent_rules"
 @pytest.fixture
 def server(pg_url: str, redis_url: str, tmp_path: Path) -> Iterator[tuple[str, str]]:
     # many guests and signups from one address: the per-address limits out of the way
-    with prepared_server(pg_url, redis_url, tmp_path, signup_limit_per_ip=100_000,
-                         login_limit_per_ip=100_000) as served:
+    with prepared_server(
+        pg_url, redis_url, tmp_path, signup_limit_per_ip=100_000, login_limit_per_ip=100_000
+    ) as served:
         yield served
 
 
@@ -67,8 +73,11 @@ def test_whole_api_conforms_to_its_schema(server: tuple[str, str]) -> None:
     failures: dict[str, str] = {}
 
     def check(case: schemathesis.Case) -> None:
-        cookie = throwaway_cookie(base) if case.operation.definition.raw.get(
-            "operationId") in SESSION_ENDING else token
+        cookie = (
+            throwaway_cookie(base)
+            if case.operation.definition.raw.get("operationId") in SESSION_ENDING
+            else token
+        )
         response = case.call(base_url=base, cookies={SESSION_COOKIE: cookie})
         if response.status_code == 422 and WHOLE_RULES in response.text:
             return
@@ -76,10 +85,12 @@ def test_whole_api_conforms_to_its_schema(server: tuple[str, str]) -> None:
             case.validate_response(response, checks=CHECKS)
         except FailureGroup as group:  # one per operation, status and kind is enough
             for failure in group.exceptions:
-                key = f"{case.method} {case.path} {response.status_code} " \
-                      f"{type(failure).__name__}"
-                failures.setdefault(key, f"{response.text[:200]} | sent {case.query} "
-                                         f"{case.path_parameters} {case.body!r:.200}")
+                key = f"{case.method} {case.path} {response.status_code} {type(failure).__name__}"
+                failures.setdefault(
+                    key,
+                    f"{response.text[:200]} | sent {case.query} "
+                    f"{case.path_parameters} {case.body!r:.200}",
+                )
 
     fuzz(operations, EXAMPLES, check)
     assert not failures, "\n".join(f"{k}: {v}" for k, v in sorted(failures.items()))

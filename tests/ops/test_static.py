@@ -45,7 +45,8 @@ async def test_hashed_assets_are_compressed_and_immutable(site: httpx.AsyncClien
 
 
 async def test_plain_when_not_accepted_and_binaries_never_compressed(
-        site: httpx.AsyncClient) -> None:
+    site: httpx.AsyncClient,
+) -> None:
     plain = await site.get(HASHED, headers={"Accept-Encoding": "identity"})
     assert "content-encoding" not in plain.headers
     assert plain.text == SCRIPT

@@ -47,7 +47,8 @@ def test_no_dsn_no_tracking(embedded_settings: Settings) -> None:
 
 
 async def test_an_unhandled_error_is_sent_with_request_and_user(
-        embedded_settings: Settings, sentry_off: None) -> None:
+    embedded_settings: Settings, sentry_off: None
+) -> None:
     app = create_app(embedded_settings.model_copy(update={"sentry_dsn": SecretStr(DSN)}))
     assert tracking._enabled
     transport = Captured()

@@ -41,7 +41,9 @@ def bots_for(lineup: str, players: int, seed: int) -> list[Bot]:
     out: list[Bot] = []
     for seat in range(players):
         greedy = {
-            "greedy": True, "random": False, "mixed": seat % 2 == 0,
+            "greedy": True,
+            "random": False,
+            "mixed": seat % 2 == 0,
             "random_greedy": seat % 2 == 1,
         }[lineup]
         out.append(GreedyBot() if greedy else RandomBot(random.Random(seed * 31 + seat)))
@@ -83,9 +85,13 @@ def card_names(obj: Any) -> Counter[str]:
 
 
 def table(
-    preset: str, hands: list[list[str]], stock_top: list[str] = (),  # type: ignore[assignment]
+    preset: str,
+    hands: list[list[str]],
+    stock_top: list[str] = (),  # type: ignore[assignment]
     discard: list[str] = (),  # type: ignore[assignment]
-    players: int | None = None, first: int = 0, overrides: dict[str, Any] | None = None,
+    players: int | None = None,
+    first: int = 0,
+    overrides: dict[str, Any] | None = None,
 ) -> State:
     """A hand dealt from a full deck with these hands, pile (bottom first) and stock top;
     the muertos and the rest of the stock come from the remaining cards, in deck order."""
@@ -98,10 +104,15 @@ def table(
         rest.remove(c)
     muertos = []
     for _ in range(rules.muertos):
-        muertos.append(tuple(rest[:rules.muerto_size]))
-        del rest[:rules.muerto_size]
-    deal = C.Deal(hands=tuple(fixed), muertos=tuple(muertos), stock=top + tuple(rest),
-                  discard=pile, first=first)
+        muertos.append(tuple(rest[: rules.muerto_size]))
+        del rest[: rules.muerto_size]
+    deal = C.Deal(
+        hands=tuple(fixed),
+        muertos=tuple(muertos),
+        stock=top + tuple(rest),
+        discard=pile,
+        first=first,
+    )
     return apply(initial_state(rules), C.SYSTEM, deal)[1]
 
 
@@ -110,8 +121,9 @@ def revealed(state: State) -> bool:
     return state.phase in (HAND_OVER, OVER) and state.end_reason != ""
 
 
-def resample(state: State, viewer: int | None, rng: random.Random,
-             keep: int | None = None) -> State:
+def resample(
+    state: State, viewer: int | None, rng: random.Random, keep: int | None = None
+) -> State:
     """``state`` with everything ``viewer`` cannot see dealt again: the cards of the other
     seats' hands (except ``keep``'s), the muertos still on the table, the stock, and a
     closed pile's cards below its top are shuffled among those places, sizes kept."""
@@ -135,7 +147,7 @@ def resample(state: State, viewer: int | None, rng: random.Random,
 
     def take(n: int) -> tuple[int, ...]:
         nonlocal pos
-        out = tuple(pool[pos:pos + n])
+        out = tuple(pool[pos : pos + n])
         pos += n
         return out
 
@@ -150,5 +162,4 @@ def resample(state: State, viewer: int | None, rng: random.Random,
     if closed:
         discard = take(len(discard) - 1) + discard[-1:]
     assert pos == len(pool)
-    return state._replace(hands=tuple(hands), muertos=tuple(muertos), stock=stock,
-                          discard=discard)
+    return state._replace(hands=tuple(hands), muertos=tuple(muertos), stock=stock, discard=discard)

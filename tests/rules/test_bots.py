@@ -124,8 +124,10 @@ def test_greedy_beats_random_in_90_percent_of_hands() -> None:
     rates = {p: greedy_wins(p, HANDS_PER_PRESET) / HANDS_PER_PRESET for p in PRESETS}
     overall = sum(rates.values()) / len(rates)
     report = ", ".join(f"{p} {r:.1%}" for p, r in rates.items())
-    print(f"\nGreedyBot vs RandomBot, {HANDS_PER_PRESET * len(PRESETS)} hands: "
-          f"{overall:.1%} overall ({report})")
+    print(
+        f"\nGreedyBot vs RandomBot, {HANDS_PER_PRESET * len(PRESETS)} hands: "
+        f"{overall:.1%} overall ({report})"
+    )
     assert len(rates) * HANDS_PER_PRESET >= 1000
     assert overall >= 0.9, f"GreedyBot won {overall:.1%} of the hands: {report}"
 
@@ -171,7 +173,11 @@ def test_greedy_reads_each_hand_as_a_fresh_hand() -> None:
                 fresh = Hand(memo[0])
                 derived = memo[1]
                 assert (derived.counts, derived.masks, derived.ranks, derived.wilds) == (
-                    fresh.counts, fresh.masks, fresh.ranks, fresh.wilds)
+                    fresh.counts,
+                    fresh.masks,
+                    fresh.ranks,
+                    fresh.wilds,
+                )
             steps += 1
 
 
@@ -208,9 +214,12 @@ def test_greedy_puts_a_late_wild_on_its_own_run_of_four_in_brasil() -> None:
     state = dealt(rules, 3)
     run = build_meld(parse_many(["5H", "6H", "7H", "8H"]), rules, owner=0)
     state = state._replace(
-        phase=PLAY, turn=0, hands=(tuple(sorted(parse_many(["JK", "KS", "9D"]))),
-                                   state.hands[1]),
-        melds=((run,), ()), stock=state.stock[:4], discard=(),
+        phase=PLAY,
+        turn=0,
+        hands=(tuple(sorted(parse_many(["JK", "KS", "9D"]))), state.hands[1]),
+        melds=((run,), ()),
+        stock=state.stock[:4],
+        discard=(),
     )
     cmd = GreedyBot().choose(state, 0)
     assert cmd == C.AddToMeld(0, 0, (parse("JK"),))

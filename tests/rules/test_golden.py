@@ -37,7 +37,10 @@ UPDATE = os.environ.get("UPDATE_GOLDEN", "") not in ("", "0")
 GAMES: dict[str, tuple[str, tuple[str, ...], int]] = {
     "cerrado-2p-greedy-vs-greedy": ("cerrado", ("greedy", "greedy"), 11),
     "abierto_sucio-4p-greedy-vs-random": (
-        "abierto_sucio", ("greedy", "random", "greedy", "random"), 22),
+        "abierto_sucio",
+        ("greedy", "random", "greedy", "random"),
+        22,
+    ),
     "burako-2p-random-vs-greedy": ("burako", ("random", "greedy"), 33),
     "brasil-3p-greedy-greedy-random": ("brasil", ("greedy", "greedy", "random"), 44),
     "cerrado_stcl-4p-greedy": ("cerrado_stcl", ("greedy",) * 4, 55),
@@ -82,8 +85,10 @@ def event_lines(e: E.Event, after: State) -> list[str]:
         out = [f"hand {e.hand_no}, seat {e.first} plays first"]
         out += [f"  seat {s} holds {cards(h)}" for s, h in enumerate(e.hands)]
         out += [f"  muerto of team {t}: {cards(m)}" for t, m in enumerate(e.muertos)]
-        out += [f"  stock ({len(e.stock)}, top first): {cards(e.stock)}",
-                f"  pile: {cards(e.discard)}"]
+        out += [
+            f"  stock ({len(e.stock)}, top first): {cards(e.stock)}",
+            f"  pile: {cards(e.discard)}",
+        ]
         return out
     if isinstance(e, E.Drew):
         return [f"drew {NAME[e.card]}"]
@@ -93,8 +98,10 @@ def event_lines(e: E.Event, after: State) -> list[str]:
         index = len(after.melds[e.meld.owner]) - 1
         return [f"team {e.meld.owner} meld {index}: {meld_text(e.meld, rules)}"]
     if isinstance(e, E.Added):
-        return [f"added {cards(e.cards)}: team {e.team} meld {e.index} is now "
-                f"{meld_text(e.meld, rules)}"]
+        return [
+            f"added {cards(e.cards)}: team {e.team} meld {e.index} is now "
+            f"{meld_text(e.meld, rules)}"
+        ]
     if isinstance(e, E.Discarded):
         return [f"discarded {NAME[e.card]}"]
     if isinstance(e, E.MuertoTaken):
@@ -111,8 +118,10 @@ def event_lines(e: E.Event, after: State) -> list[str]:
             f"(+{s['canasta_bonus']}), closing +{s['close_bonus']}, hand {s['hand']}, "
             f"muerto {s['muerto_penalty']} = {s['total']}"
         )
-    out.append(f"  winner: team {e.winner}; totals {' / '.join(map(str, e.totals))}"
-               + (f"; match over, team {e.match_winner} wins" if e.match_over else ""))
+    out.append(
+        f"  winner: team {e.winner}; totals {' / '.join(map(str, e.totals))}"
+        + (f"; match over, team {e.match_winner} wins" if e.match_over else "")
+    )
     return out
 
 
@@ -122,14 +131,19 @@ def final_lines(state: State) -> list[str]:
     for team, melds in enumerate(state.melds):
         for i, m in enumerate(melds):
             out.append(f"  team {team} meld {i}: {meld_text(m, state.rules)}")
-    out += [f"  pile: {cards(state.discard)}", f"  stock: {len(state.stock)} cards",
-            f"  turns: {state.turns}"]
+    out += [
+        f"  pile: {cards(state.discard)}",
+        f"  stock: {len(state.stock)} cards",
+        f"  turns: {state.turns}",
+    ]
     return out
 
 
 def bots_for(kinds: tuple[str, ...], seed: int) -> list[Bot]:
-    return [GreedyBot() if k == "greedy" else RandomBot(random.Random(seed * 10 + s))
-            for s, k in enumerate(kinds)]
+    return [
+        GreedyBot() if k == "greedy" else RandomBot(random.Random(seed * 10 + s))
+        for s, k in enumerate(kinds)
+    ]
 
 
 def play(name: str, recorded: list[dict[str, Any]] | None) -> tuple[str, list[dict[str, Any]]]:
@@ -138,8 +152,10 @@ def play(name: str, recorded: list[dict[str, Any]] | None) -> tuple[str, list[di
     rules = make_ruleset(preset, len(kinds))
     first = seed % len(kinds)
     deal = random_deal(rules, first, random.Random(seed))
-    lines = [f"# {name}: {preset}, {len(kinds)} players, seed {seed}",
-             "# seats: " + ", ".join(f"{s} {k}" for s, k in enumerate(kinds))]
+    lines = [
+        f"# {name}: {preset}, {len(kinds)} players, seed {seed}",
+        "# seats: " + ", ".join(f"{s} {k}" for s, k in enumerate(kinds)),
+    ]
     events, state = apply(initial_state(rules), C.SYSTEM, deal)
     for e in events:
         lines += event_lines(e, state)
@@ -150,9 +166,11 @@ def play(name: str, recorded: list[dict[str, Any]] | None) -> tuple[str, list[di
         seat = state.turn
         if state.phase == DRAW:
             turn += 1
-            lines.append(f"turn {turn}: seat {seat} (team {rules.team_of(seat)}), "
-                         f"hand {len(state.hands[seat])}, stock {len(state.stock)}, "
-                         f"pile {len(state.discard)}")
+            lines.append(
+                f"turn {turn}: seat {seat} (team {rules.team_of(seat)}), "
+                f"hand {len(state.hands[seat])}, stock {len(state.stock)}, "
+                f"pile {len(state.discard)}"
+            )
         if recorded is None:
             cmd = bots[seat].choose(state, seat)
         else:
@@ -187,15 +205,15 @@ def test_golden_playthrough(name: str) -> None:
     if text != expected:
         diff = "\n".join(
             f"line {i + 1}:\n  golden: {a}\n  now:    {b}"
-            for i, (a, b) in enumerate(zip(expected.splitlines(), text.splitlines(),
-                                           strict=False))
+            for i, (a, b) in enumerate(zip(expected.splitlines(), text.splitlines(), strict=False))
             if a != b
         )
         lengths = len(expected.splitlines()), len(text.splitlines())
         if lengths[0] != lengths[1]:
             diff += f"\n{lengths[0]} golden lines, {lengths[1]} now"
-        pytest.fail(f"{name} differs from its golden text (UPDATE_GOLDEN=1 rewrites it)"
-                    f"\n{diff[:3000]}")
+        pytest.fail(
+            f"{name} differs from its golden text (UPDATE_GOLDEN=1 rewrites it)\n{diff[:3000]}"
+        )
 
 
 def test_golden_games_cover_presets_and_lineups() -> None:

@@ -49,8 +49,12 @@ def _passes_back(turn: list[tuple[State, C.Command]]) -> bool:
     """Took a one-card pile and discarded a card of its rank, with another discard
     possible?"""
     first_state, first = turn[0]
-    if not (isinstance(first, C.TakeDiscard) and len(first_state.discard) == 1
-            and first.meld is None and first.add is None):
+    if not (
+        isinstance(first, C.TakeDiscard)
+        and len(first_state.discard) == 1
+        and first.meld is None
+        and first.add is None
+    ):
         return False
     rank = RANK[first_state.discard[0]]
     last_state, last = turn[-1]
@@ -69,7 +73,8 @@ def _bots(players: int, seed: int) -> list[Bot]:
 
 @pytest.mark.parametrize(("preset", "players"), GAMES, ids=IDS)
 def test_every_bot_gives_legal_commands_makes_progress_and_finishes(
-        preset: str, players: int) -> None:
+    preset: str, players: int
+) -> None:
     """Easy, normal and strong bots at one table: every command is one the engine
     accepts (and one ``legal_commands`` offers, by outcome, at sampled steps), no bot
     produces a position it produced before when it had another choice, none passes a
@@ -96,12 +101,15 @@ def test_every_bot_gives_legal_commands_makes_progress_and_finishes(
                 if isinstance(cmd, (C.Discard, C.TakeDiscard)):
                     position = (new.hands[seat], new.discard, new.melds)
                     if position in produced[seat]:
-                        alternatives = {apply(state, seat, c)[1] for c in
-                                        legal_commands(state, seat)
-                                        if isinstance(c, type(cmd)) or
-                                        isinstance(cmd, C.TakeDiscard)}
-                        assert all((a.hands[seat], a.discard, a.melds) in produced[seat]
-                                   for a in alternatives), f"{cmd} repeats a position"
+                        alternatives = {
+                            apply(state, seat, c)[1]
+                            for c in legal_commands(state, seat)
+                            if isinstance(c, type(cmd)) or isinstance(cmd, C.TakeDiscard)
+                        }
+                        assert all(
+                            (a.hands[seat], a.discard, a.melds) in produced[seat]
+                            for a in alternatives
+                        ), f"{cmd} repeats a position"
                     produced[seat].add(position)
                 turn.append((state, cmd))
                 state = new
@@ -165,8 +173,10 @@ def test_easy_bot_mistakes_are_seeded_and_it_plays_worse_than_normal() -> None:
     for deal in range(12):
         start = dealt(rules, 500 + deal)
         for easy_seat in (0, 1):
+
             def lineup(easy_seat: int = easy_seat, seed: int = deal) -> list[Bot]:
                 return [EasyBot(seed) if s == easy_seat else GreedyBot() for s in (0, 1)]
+
             final = play_hand(start, lineup())
             assert play_hand(start, lineup()) == final
             easy_points += final.hand_scores[easy_seat]
@@ -176,8 +186,9 @@ def test_easy_bot_mistakes_are_seeded_and_it_plays_worse_than_normal() -> None:
 
 def test_a_clock_caps_the_strong_bots_worlds() -> None:
     ticks = iter(range(1000))
-    state = next(s for s in _positions("cerrado", 2, 30, 4)
-                 if s.phase == PLAY and len(s.hands[s.turn]) > 4)
+    state = next(
+        s for s in _positions("cerrado", 2, 30, 4) if s.phase == PLAY and len(s.hands[s.turn]) > 4
+    )
     bot = StrongBot(seed=1, samples=50, clock=lambda: float(next(ticks)), budget=2.5)
     bot.choose(state, state.turn)
     if bot.searched:
@@ -194,8 +205,7 @@ def test_a_full_run_whose_wild_slot_we_hold_extends_by_that_card() -> None:
 
     rules = make_ruleset("abierto_sucio", 2)
     assert rules.wild_relocation and rules.ace_to_ace != "allowed"
-    run = Meld(kind=SEQ, suit=0, lo=1, hi=14, rank=0, naturals=(), wild=52, wslot=5,
-               owner=0)
+    run = Meld(kind=SEQ, suit=0, lo=1, hi=14, rank=0, naturals=(), wild=52, wslot=5, owner=0)
     five = card_at(0, 5)
     assert extension(run, Hand((five, card_at(1, 9))), rules) == [five]
 

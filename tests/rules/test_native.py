@@ -61,7 +61,8 @@ def test_status_sees_a_stale_build(tmp_path: Path) -> None:
     for source in native.sources(rules):
         (rules / f"{source.stem}{suffix}").write_bytes(b"")
     (rules / native.STAMP.name).write_text(
-        json.dumps({"fingerprint": native.fingerprint(rules)}), encoding="utf-8")
+        json.dumps({"fingerprint": native.fingerprint(rules)}), encoding="utf-8"
+    )
     assert native.status(rules) == native.COMPILED
 
     # an edit to a compiled module's source: stale until rebuilt
@@ -69,8 +70,9 @@ def test_status_sees_a_stale_build(tmp_path: Path) -> None:
     engine.write_text(engine.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
     assert native.status(rules) == native.STALE
     # the modules not compiled do not count
-    engine.write_text(engine.read_text(encoding="utf-8").removesuffix("\n# edited\n"),
-                      encoding="utf-8")
+    engine.write_text(
+        engine.read_text(encoding="utf-8").removesuffix("\n# edited\n"), encoding="utf-8"
+    )
     assert native.status(rules) == native.COMPILED
     (rules / "conformance.py").write_text("# edited\n", encoding="utf-8")
     assert native.status(rules) == native.COMPILED
@@ -113,11 +115,20 @@ HANDS = 10
 
 
 def test_compiled_and_sources_play_the_same_hands() -> None:
-    code = ("from app import native\nnative.use_sources()\n" + HASHES
-            + f"print(json.dumps(hashes({HANDS})))\n"
-            + "from app.rules import engine\nassert engine.__file__.endswith('.py')\n")
-    result = subprocess.run([sys.executable, "-c", code], cwd=str(ROOT), capture_output=True,
-                            text=True, timeout=300, check=True)
+    code = (
+        "from app import native\nnative.use_sources()\n"
+        + HASHES
+        + f"print(json.dumps(hashes({HANDS})))\n"
+        + "from app.rules import engine\nassert engine.__file__.endswith('.py')\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=str(ROOT),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
     sources = json.loads(result.stdout)
     here: dict[str, object] = {}
     exec(HASHES, here)  # this process's engine: compiled when a build is in place

@@ -118,8 +118,15 @@ def check_legal_leak(state: State, rng: random.Random) -> None:
             assert legal_commands(state, other) == []
 
 
-def check_event_leaks(before: State, seat: int, cmd: C.Command, events: list[E.Event],
-                      views_before: Views, views_after: Views, rng: random.Random) -> None:
+def check_event_leaks(
+    before: State,
+    seat: int,
+    cmd: C.Command,
+    events: list[E.Event],
+    views_before: Views,
+    views_after: Views,
+    rng: random.Random,
+) -> None:
     rules = before.rules
     for viewer in viewers(rules):
         redacted = [redact(e, viewer, rules) for e in events]
@@ -153,8 +160,7 @@ def check_redaction_rules(events: list[E.Event], rules: RuleSet) -> None:
                 assert r["count"] == len(e.cards)
                 if viewer != e.seat:
                     assert r["cards"] is None
-            elif isinstance(e, E.TookPile) and rules.discard_pile == "closed" \
-                    and viewer != e.seat:
+            elif isinstance(e, E.TookPile) and rules.discard_pile == "closed" and viewer != e.seat:
                 assert r["cards"] is None and r["count"] == len(e.cards)
                 assert r["top"] == NAME[e.cards[-1]]
             elif isinstance(e, E.HandStarted):
@@ -258,9 +264,14 @@ def check_serialization(state: State, events: list[E.Event]) -> None:
 
 
 TWO_JOKER = {  # RULES.md section 9, row "2 / joker points"
-    "abierto": (10, 0), "abierto_sucio": (20, 30), "cerrado": (10, 20),
-    "cerrado_sucio": (10, 20), "cerrado_stcl": (10, 20), "burraco": (20, 30),
-    "burako": (20, 50), "brasil": (20, 20),
+    "abierto": (10, 0),
+    "abierto_sucio": (20, 30),
+    "cerrado": (10, 20),
+    "cerrado_sucio": (10, 20),
+    "cerrado_stcl": (10, 20),
+    "burraco": (20, 30),
+    "burako": (20, 50),
+    "brasil": (20, 20),
 }
 BONUSES = {"ace_to_ace": 1000, "royal": 500, "clean": 200, "semi_clean": 150, "dirty": 100}
 
@@ -352,8 +363,9 @@ def expected_winner(rules: RuleSet, totals: list[int] | tuple[int, ...], first: 
     raise AssertionError
 
 
-def check_hand_end(state: State, ended: E.HandEnded, totals_before: tuple[int, ...],
-                   steps: int) -> None:
+def check_hand_end(
+    state: State, ended: E.HandEnded, totals_before: tuple[int, ...], steps: int
+) -> None:
     rules = state.rules
     assert state.phase in (HAND_OVER, OVER)
     assert state.turns <= MAX_TURNS
@@ -363,11 +375,11 @@ def check_hand_end(state: State, ended: E.HandEnded, totals_before: tuple[int, .
     assert ended.closer == closer
     if ended.reason == "closed":
         assert closer >= 0
-        assert any(not state.hands[s] for s in range(rules.players)
-                   if team_of(rules, s) == closer), "the closer's side went out"
+        assert any(
+            not state.hands[s] for s in range(rules.players) if team_of(rules, s) == closer
+        ), "the closer's side went out"
         kinds = [kind_of(m, rules) for m in state.melds[closer]]
-        need = {"clean", "royal", "ace_to_ace"} if rules.close_requires == "clean" else \
-            set(BONUSES)
+        need = {"clean", "royal", "ace_to_ace"} if rules.close_requires == "clean" else set(BONUSES)
         assert need & set(kinds), "closed without a qualifying canasta"
         assert state.muerto_status[closer] not in (M_TABLE,)
     else:
@@ -381,11 +393,13 @@ def check_hand_end(state: State, ended: E.HandEnded, totals_before: tuple[int, .
     assert tuple(ended.scores) == breakdown
     assert [b["total"] for b in breakdown] == list(state.hand_scores)
     for b in breakdown:
-        assert b["total"] == (b["table"] + b["canasta_bonus"] + b["close_bonus"] + b["hand"]
-                              + b["muerto_penalty"])
+        assert b["total"] == (
+            b["table"] + b["canasta_bonus"] + b["close_bonus"] + b["hand"] + b["muerto_penalty"]
+        )
     assert recompute(state, closer) == list(state.hand_scores)
-    assert list(state.totals) == [t + h for t, h in zip(totals_before, state.hand_scores,
-                                                          strict=True)]
+    assert list(state.totals) == [
+        t + h for t, h in zip(totals_before, state.hand_scores, strict=True)
+    ]
     assert state.winner == expected_winner(rules, state.hand_scores, state.first)
     over = not rules.target_score or max(state.totals) >= rules.target_score
     assert ended.match_over == over == (state.phase == OVER)
@@ -434,8 +448,16 @@ def play_checked(preset: str, players: int, seed: int, lineup: str, hands: int) 
         assert first == (state.first + 1) % players  # the first seat moves round
 
 
-def check_step(before: State, seat: int, cmd: C.Command, events: list[E.Event], after: State,
-               deck: Counter[int], rng: random.Random, views_before: Views) -> Views:
+def check_step(
+    before: State,
+    seat: int,
+    cmd: C.Command,
+    events: list[E.Event],
+    after: State,
+    deck: Counter[int],
+    rng: random.Random,
+    views_before: Views,
+) -> Views:
     """Checks (a) to (e) of one accepted command; returns the views after it."""
     assert events, "an accepted command produces events"
     # (c) the events fold into the state apply returned
@@ -509,7 +531,8 @@ def test_recompute_agrees_on_a_known_hand() -> None:
     run = build_meld(parse_many(["3H", "4H", "5H", "6H", "7H", "8H", "9H"]), rules, 0)
     dirty = build_meld(parse_many(["JK", "5S", "6S"]), rules, 1)
     state = initial_state(rules)._replace(
-        hands=((), (parse("KD"),)), melds=((run,), (dirty,)),
+        hands=((), (parse("KD"),)),
+        melds=((run,), (dirty,)),
         muerto_status=(M_USED, M_TABLE),
     )
     assert recompute(state, 0) == [45 + 200 + 100, 30 - 10 - 100]
@@ -518,8 +541,12 @@ def test_recompute_agrees_on_a_known_hand() -> None:
 
 def test_adding_cards_in_another_order_gives_the_same_state() -> None:
     # brasil, seat 0 adds 8S and QS to seat 1's run 9S 10S JS
-    s = table("brasil", [["8S", "QS", "4H", "5D"], ["9S", "10S", "JS", "KD"]],
-              stock_top=["7C", "7D"], first=1)
+    s = table(
+        "brasil",
+        [["8S", "QS", "4H", "5D"], ["9S", "10S", "JS", "KD"]],
+        stock_top=["7C", "7D"],
+        first=1,
+    )
     s = apply(s, 1, C.Draw())[1]
     s = apply(s, 1, C.LayMeld(parse_many(["9S", "10S", "JS"])))[1]
     s = apply(s, 1, C.Discard(parse("KD")))[1]

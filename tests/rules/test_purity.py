@@ -18,8 +18,18 @@ MODULES = sorted(RULES_DIR.glob("*.py"))
 FORBIDDEN_STDLIB = {"random", "asyncio", "time", "datetime", "threading", "socket", "sched"}
 # Calls that read a clock, whatever the module is called locally.
 CLOCK_CALLS = {
-    "time", "time_ns", "monotonic", "monotonic_ns", "perf_counter", "perf_counter_ns",
-    "process_time", "now", "utcnow", "today", "localtime", "gmtime",
+    "time",
+    "time_ns",
+    "monotonic",
+    "monotonic_ns",
+    "perf_counter",
+    "perf_counter_ns",
+    "process_time",
+    "now",
+    "utcnow",
+    "today",
+    "localtime",
+    "gmtime",
 }
 # The conformance CLI reads scenario files and prints: the one module allowed I/O.
 IO_MODULES = {"conformance.py"}
@@ -62,7 +72,8 @@ def test_imports_only_stdlib_and_itself(path: Path) -> None:
 @pytest.mark.parametrize("path", MODULES, ids=lambda p: p.name)
 def test_no_random_asyncio_or_clock_modules(path: Path) -> None:
     bad = [
-        module for level, module in _imports(_tree(path))
+        module
+        for level, module in _imports(_tree(path))
         if level == 0 and module.split(".")[0] in FORBIDDEN_STDLIB
     ]
     assert not bad, f"{path.name} imports {bad}"
@@ -82,7 +93,7 @@ def test_no_clock_calls_or_dynamic_imports(path: Path) -> None:
                     bad.append(f"line {node.lineno}: {owner_name}.{func.attr}()")
             if isinstance(func, ast.Name) and func.id in {"__import__", "exec", "eval"}:
                 bad.append(f"line {node.lineno}: {func.id}()")
-            if (isinstance(func, ast.Attribute) and func.attr == "import_module"):
+            if isinstance(func, ast.Attribute) and func.attr == "import_module":
                 bad.append(f"line {node.lineno}: import_module()")
         # ``random`` by name at all (e.g. a module handed in under that name and used
         # as the module-level generator)
@@ -100,7 +111,8 @@ def test_no_io_outside_the_conformance_cli(path: Path) -> None:
     bad = []
     for node in ast.walk(_tree(path)):
         if (
-            isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
             and node.func.id in {"open", "print", "input"}
         ):
             bad.append(f"line {node.lineno}: {node.func.id}()")
@@ -130,7 +142,10 @@ def test_importing_the_engine_loads_only_stdlib() -> None:
         "print('\\n'.join(bad))\n"
     )
     out = subprocess.run(
-        [sys.executable, "-I", "-c", code], capture_output=True, text=True,
-        cwd=str(RULES_DIR.parent.parent), check=True,
+        [sys.executable, "-I", "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=str(RULES_DIR.parent.parent),
+        check=True,
     )
     assert out.stdout.strip() == "", f"non-stdlib modules loaded: {out.stdout}"

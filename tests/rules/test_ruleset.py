@@ -18,8 +18,16 @@ from app.rules.ruleset import (
     ruleset_from_dict,
 )
 
-COLUMNS = ["abierto", "abierto_sucio", "cerrado", "cerrado_sucio", "cerrado_stcl",
-           "burraco", "burako", "brasil"]
+COLUMNS = [
+    "abierto",
+    "abierto_sucio",
+    "cerrado",
+    "cerrado_sucio",
+    "cerrado_stcl",
+    "burraco",
+    "burako",
+    "brasil",
+]
 
 # RULES.md section 9, transcribed row by row (one value per column above). ``None`` is
 # the table's "-": the option does not apply to that preset and is not compared.
@@ -33,11 +41,18 @@ TABLE: dict[str, list[Any]] = {
     "group_distinct_suits": [False, False, False, False, None, False, False, True],
     "group_max": [0, 0, 0, 0, None, 0, 0, 4],
     "one_group_per_rank": [False, False, False, False, None, False, True, False],
-    "discard_pile": ["open", "open", "closed", "closed", "closed", "open", "open",
-                     "any_depth"],
+    "discard_pile": ["open", "open", "closed", "closed", "closed", "open", "open", "any_depth"],
     "single_take_no_discard": [False, True, False, False, False, True, False, False],
-    "ace_to_ace": ["allowed", "wild_end_only", "allowed", "allowed", "allowed",
-                   "wild_end_only", "no", "no"],
+    "ace_to_ace": [
+        "allowed",
+        "wild_end_only",
+        "allowed",
+        "allowed",
+        "allowed",
+        "wild_end_only",
+        "no",
+        "no",
+    ],
     "royal": [True, False, True, True, True, False, False, False],
     "semi_clean": [False, True, False, False, False, True, False, False],
     "close_requires": ["clean", "any", "clean", "any", "clean", "any", "any", "clean"],
@@ -109,8 +124,10 @@ def test_every_option_can_be_overridden(preset: str) -> None:
     """Seed 004: the host may change any rule (each override alone, where consistent)."""
     base = PRESETS[preset]
     flips: dict[str, Any] = {
-        "groups": not base.groups, "single_take_no_discard": not base.single_take_no_discard,
-        "royal": not base.royal, "semi_clean": not base.semi_clean,
+        "groups": not base.groups,
+        "single_take_no_discard": not base.single_take_no_discard,
+        "royal": not base.royal,
+        "semi_clean": not base.semi_clean,
         "go_out_by_meld": not base.go_out_by_meld,
         "muerto_unused_penalty": not base.muerto_unused_penalty,
         "wild_relocation": not base.wild_relocation,
@@ -119,10 +136,15 @@ def test_every_option_can_be_overridden(preset: str) -> None:
         "discard_pile": "closed" if base.discard_pile != "closed" else "open",
         "ace_to_ace": "no" if base.ace_to_ace != "no" else "allowed",
         "close_requires": "any" if base.close_requires == "clean" else "clean",
-        "stock_end": base.stock_end + 3, "two_points": 15, "joker_points": 40,
-        "target_score": 2000, "close_bonus": 300, "muerto_penalty": 50, "hand_size": 9,
-        "jokers": 4 if base.jokers == 0 else 0, "card_points":
-            "face" if base.card_points == "standard" else "standard",
+        "stock_end": base.stock_end + 3,
+        "two_points": 15,
+        "joker_points": 40,
+        "target_score": 2000,
+        "close_bonus": 300,
+        "muerto_penalty": 50,
+        "hand_size": 9,
+        "jokers": 4 if base.jokers == 0 else 0,
+        "card_points": "face" if base.card_points == "standard" else "standard",
     }
     for option, value in flips.items():
         rules = make_ruleset(preset, None, {option: value})
@@ -134,8 +156,11 @@ def test_every_option_can_be_overridden(preset: str) -> None:
 
 
 def test_overrides_combine_and_aliases() -> None:
-    rules = make_ruleset("cerrado", 4, {"close_requires": "any canasta", "target_score": None,
-                                        "pairs": False, "muertos": 4})
+    rules = make_ruleset(
+        "cerrado",
+        4,
+        {"close_requires": "any canasta", "target_score": None, "pairs": False, "muertos": 4},
+    )
     assert rules.close_requires == "any"
     assert rules.target_score == 0
     assert rules.teams == 4 and rules.team_of(3) == 3
@@ -163,10 +188,16 @@ def test_unknown_option(option: str) -> None:
 @pytest.mark.parametrize(
     ("overrides", "players"),
     [
-        ({"groups": "yes"}, None), ({"groups": 1}, None), ({"two_points": "20"}, None),
-        ({"two_points": True}, None), ({"two_points": 2.5}, None),
-        ({"discard_pile": 1}, None), ({"close_requires": None}, None),
-        ({"hand_size": None}, None), ({}, "4"), ({}, True),
+        ({"groups": "yes"}, None),
+        ({"groups": 1}, None),
+        ({"two_points": "20"}, None),
+        ({"two_points": True}, None),
+        ({"two_points": 2.5}, None),
+        ({"discard_pile": 1}, None),
+        ({"close_requires": None}, None),
+        ({"hand_size": None}, None),
+        ({}, "4"),
+        ({}, True),
     ],
 )
 def test_bad_option_types(overrides: dict[str, Any], players: Any) -> None:
@@ -177,7 +208,9 @@ def test_bad_option_types(overrides: dict[str, Any], players: Any) -> None:
     ("preset", "players", "overrides"),
     [
         ("cerrado", 3, None),  # two muertos cannot serve three sides
-        ("cerrado", 5, None), ("brasil", 1, None), ("abierto", 6, None),
+        ("cerrado", 5, None),
+        ("brasil", 1, None),
+        ("abierto", 6, None),
         ("cerrado", None, {"jokers": 2}),
         ("cerrado", None, {"discard_pile": "sideways"}),
         ("cerrado", None, {"ace_to_ace": "sometimes"}),
@@ -187,11 +220,14 @@ def test_bad_option_types(overrides: dict[str, Any], players: Any) -> None:
         ("cerrado", 4, {"muertos": 4}),  # pairs: two sides, so two muertos
         ("cerrado", None, {"group_max": 2}),
         ("brasil", None, {"group_max": 6}),
-        ("cerrado", None, {"hand_size": 0}), ("cerrado", None, {"hand_size": 21}),
+        ("cerrado", None, {"hand_size": 0}),
+        ("cerrado", None, {"hand_size": 21}),
         ("cerrado", None, {"muerto_size": 0}),
-        ("cerrado", None, {"stock_end": -1}), ("cerrado", None, {"stock_end": 21}),
+        ("cerrado", None, {"stock_end": -1}),
+        ("cerrado", None, {"stock_end": 21}),
         ("cerrado", None, {"target_score": -5}),
-        ("cerrado", None, {"two_points": -1}), ("cerrado", None, {"close_bonus": 5000}),
+        ("cerrado", None, {"two_points": -1}),
+        ("cerrado", None, {"close_bonus": 5000}),
         ("cerrado", 4, {"hand_size": 20, "muerto_size": 20}),  # more cards than the deck
         ("abierto", 4, {"hand_size": 20, "muerto_size": 12}),  # 104 cards: 80+24+1 > 104
     ],
@@ -208,8 +244,10 @@ def test_the_deal_bound_is_exact() -> None:
     # 108 cards: 4 x 20 + 2 x 13 + stock_end 1 + 1 = 108
     rules = make_ruleset("cerrado", 4, {"hand_size": 20, "muerto_size": 13, "stock_end": 1})
     assert rules.muerto_size == 13
-    assert _code("cerrado", 4, {"hand_size": 20, "muerto_size": 13, "stock_end": 2}) \
+    assert (
+        _code("cerrado", 4, {"hand_size": 20, "muerto_size": 13, "stock_end": 2})
         == "inconsistent_rules"
+    )
 
 
 @pytest.mark.parametrize("preset", COLUMNS)

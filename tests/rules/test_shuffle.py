@@ -56,7 +56,7 @@ def chi2_statistic(shuffle: Shuffler, deals: int, jokers: int) -> tuple[float, i
     for v, card in enumerate(values):
         expected = deals * deck.count(card) / n
         assert expected >= 5, "bins too thin for the chi-square approximation"
-        row = counts[v * n:(v + 1) * n]
+        row = counts[v * n : (v + 1) * n]
         stat += sum((o - expected) ** 2 for o in row) / expected
     df = (len(values) - 1) * (n - 1)
     return stat * (n - 1) / n, df
@@ -87,8 +87,11 @@ def test_real_shuffle_is_uniform_108() -> None:
     rng = random.Random(20_250_101)
     stat, df = chi2_statistic(lambda _: shuffled_deck(RULES_108, rng), DEALS, 4)
     assert df == 52 * 107
-    assert uniform(stat, df), (stat, chi2_quantile(df, P_VALUE / 2),
-                               chi2_quantile(df, 1 - P_VALUE / 2))
+    assert uniform(stat, df), (
+        stat,
+        chi2_quantile(df, P_VALUE / 2),
+        chi2_quantile(df, 1 - P_VALUE / 2),
+    )
 
 
 def test_real_shuffle_is_uniform_104() -> None:

@@ -70,8 +70,7 @@ def test_closed_pile_shows_top_and_size() -> None:
 
 def test_open_pile_in_full() -> None:
     s = table("abierto", [H0, H1], stock_top=["7H"], discard=["KD", "2S", "9S"])
-    assert view_for(s, None)["discard"] == {"kind": "open", "size": 3,
-                                            "cards": ["KD", "2S", "9S"]}
+    assert view_for(s, None)["discard"] == {"kind": "open", "size": 3, "cards": ["KD", "2S", "9S"]}
     b = table("brasil", [H0, H1], stock_top=["7H"], discard=["KD", "2S", "9S"])
     assert view_for(b, 1)["discard"]["cards"] == ["KD", "2S", "9S"]
     assert view_for(b, 1)["discard"]["kind"] == "any_depth"
@@ -182,8 +181,12 @@ def test_public_events_are_public() -> None:
 
 def test_hand_started_shows_only_own_hand() -> None:
     rules_state = table("cerrado", [H0, H1], stock_top=["7H"], discard=["KD", "2S"])
-    deal = C.Deal(hands=rules_state.hands, muertos=rules_state.muertos,
-                  stock=rules_state.stock, discard=rules_state.discard)
+    deal = C.Deal(
+        hands=rules_state.hands,
+        muertos=rules_state.muertos,
+        stock=rules_state.stock,
+        discard=rules_state.discard,
+    )
     (started,) = apply(initial_state(rules_state.rules), C.SYSTEM, deal)[0]
     rules = rules_state.rules
     r0 = redact(started, 0, rules)
@@ -198,8 +201,7 @@ def test_hand_started_shows_only_own_hand() -> None:
 def test_everything_revealed_after_the_hand() -> None:
     """No muertos, one card in the stock: seat 0 draws it and discards; the stock is out
     and the hand ends. Every viewer now sees every hand, the stock and the whole pile."""
-    s = table("cerrado", [H0, H1], stock_top=["7H"], discard=["KD", "2S"],
-              overrides={"muertos": 0})
+    s = table("cerrado", [H0, H1], stock_top=["7H"], discard=["KD", "2S"], overrides={"muertos": 0})
     s = s._replace(stock=s.stock[:1])
     before = view_for(s, None)
     assert "hands" not in before

@@ -60,5 +60,5 @@ def test_dockerfile_compiles_the_rules_engine_with_the_pinned_tools() -> None:
         assert re.findall(rf"^{tool}==([\w.]+) ", build_lock, re.M) == pinned[-1:], tool
     assert "--require-hashes -r requirements/build.lock" in text
     build = text.index("python -m app.native build")
-    assert text.index("test \"$(python -m app.native status)\" = compiled") > build
+    assert text.index('test "$(python -m app.native status)" = compiled') > build
     assert "gcc" in text[:build]

@@ -43,8 +43,12 @@ def server(tmp_path: Path) -> Iterator[str]:
     proc = start_uvicorn(port, env, tmp_path, tmp_path / "server.log")
     base = f"http://127.0.0.1:{port}"
     try:
-        wait_ready(proc, f"{base}/readyz", tmp_path / "server.log",
-                   time.monotonic() + STARTUP_TIMEOUT_SECONDS)
+        wait_ready(
+            proc,
+            f"{base}/readyz",
+            tmp_path / "server.log",
+            time.monotonic() + STARTUP_TIMEOUT_SECONDS,
+        )
         yield base
     finally:
         stop_process(proc, timeout=15)

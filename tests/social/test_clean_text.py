@@ -55,8 +55,7 @@ async def test_table_names_are_cleaned_or_refused(make_client: Make) -> None:
     assert r.json()["name"] == "Mesa"
 
 
-async def test_chat_and_usernames_refuse_bidi_and_nul(make_client: Make,
-                                                      db: AsyncSession) -> None:
+async def test_chat_and_usernames_refuse_bidi_and_nul(make_client: Make, db: AsyncSession) -> None:
     c = await _guest(make_client)
     for text in (f"hola {RLO}aloh", "hola\u0000"):
         r = await c.post("/api/chat/lobby", json={"text": text})
@@ -68,8 +67,9 @@ async def test_chat_and_usernames_refuse_bidi_and_nul(make_client: Make,
     users = (await db.execute(select(func.count()).select_from(User))).scalar_one()
     fresh = make_client()
     for name in (f"ana{RLO}", "ana\u0000x"):
-        r = await fresh.post("/api/auth/register", json={"username": name,
-                                                         "password": "long-enough-1"})
+        r = await fresh.post(
+            "/api/auth/register", json={"username": name, "password": "long-enough-1"}
+        )
         _refused(r, "username")
     db.expire_all()
     assert (await db.execute(select(func.count()).select_from(User))).scalar_one() == users

@@ -23,7 +23,8 @@ async def test_search_request_accept_remove(app: FastAPI, make_client: Clients) 
     found = (await ca.get("/api/players/search", params={"q": nick_b.lower()})).json()
     assert [p["user_id"] for p in found] == [b]
     assert (await ca.post("/api/friends/requests", json={"user_id": a})).json()["error"][
-        "code"] == "cannot_befriend_self"
+        "code"
+    ] == "cannot_befriend_self"
     assert (await ca.post("/api/friends/requests", json={"user_id": b})).status_code == 201
     dup = await ca.post("/api/friends/requests", json={"user_id": b})
     assert dup.json()["error"]["code"] == "request_pending"
@@ -101,8 +102,9 @@ async def test_chat_limits_and_live_publish(app: FastAPI, make_client: Clients) 
     blank = await ca.post("/api/chat/lobby", json={"text": "   "})
     assert blank.json()["error"]["code"] == "empty_message"
     assert (await ca.post("/api/chat/lobby", json={"text": "y" * 300})).status_code == 201
-    codes = [(await ca.post("/api/chat/lobby", json={"text": f"m{i}"})).status_code
-             for i in range(6)]
+    codes = [
+        (await ca.post("/api/chat/lobby", json={"text": f"m{i}"})).status_code for i in range(6)
+    ]
     assert codes.count(429) >= 2
     assert [m["text"] for m in (await ca.get(f"/api/chat/tables/{t1}")).json()] == ["buena mano"]
     bad = await ca.get("/api/chat/tables/no%20spaces")
@@ -110,33 +112,40 @@ async def test_chat_limits_and_live_publish(app: FastAPI, make_client: Clients) 
 
 
 async def test_table_chat_is_for_those_who_may_watch_the_table(
-    app: FastAPI, make_client: Clients,
+    app: FastAPI,
+    make_client: Clients,
 ) -> None:
     host, invited, stranger = await new_users(app.state.sessionmaker, 3)
     ch, ci, cs = [await client_for(app, make_client, u) for u in (host, invited, stranger)]
     private = await open_table(app, host, private=True)
     public = await open_table(app, host, private=False)
     me = (await ci.get("/api/me")).json()
-    assert (await ch.post(f"/api/tables/{private}/invite",
-                          json={"usernames": [me["username"]]})).status_code == 200
-    assert (await ch.post(f"/api/chat/tables/{private}", json={"text": "solo amigos"})
-            ).status_code == 201
-    assert (await ci.post(f"/api/chat/tables/{private}", json={"text": "hola"})
-            ).status_code == 201
-    assert [m["text"] for m in (await ci.get(f"/api/chat/tables/{private}")).json()] == \
-        ["solo amigos", "hola"]
+    assert (
+        await ch.post(f"/api/tables/{private}/invite", json={"usernames": [me["username"]]})
+    ).status_code == 200
+    assert (
+        await ch.post(f"/api/chat/tables/{private}", json={"text": "solo amigos"})
+    ).status_code == 201
+    assert (await ci.post(f"/api/chat/tables/{private}", json={"text": "hola"})).status_code == 201
+    assert [m["text"] for m in (await ci.get(f"/api/chat/tables/{private}")).json()] == [
+        "solo amigos",
+        "hola",
+    ]
     async with Listener(app.state.redis, f"chat:table:{private}") as live:
-        for r in (await cs.get(f"/api/chat/tables/{private}"),
-                  await cs.post(f"/api/chat/tables/{private}", json={"text": "espío"}),
-                  await cs.get("/api/chat/tables/nosuchtable"),
-                  await cs.post("/api/chat/tables/nosuchtable", json={"text": "x"})):
+        for r in (
+            await cs.get(f"/api/chat/tables/{private}"),
+            await cs.post(f"/api/chat/tables/{private}", json={"text": "espío"}),
+            await cs.get("/api/chat/tables/nosuchtable"),
+            await cs.post("/api/chat/tables/nosuchtable", json={"text": "x"}),
+        ):
             assert r.status_code == 404 and r.json()["error"]["code"] == "table_not_found"
         assert await live.drain() == []
-    assert [m["text"] for m in (await ch.get(f"/api/chat/tables/{private}")).json()] == \
-        ["solo amigos", "hola"]
+    assert [m["text"] for m in (await ch.get(f"/api/chat/tables/{private}")).json()] == [
+        "solo amigos",
+        "hola",
+    ]
     # a public table's chat is open to anyone who may watch the game
-    assert (await cs.post(f"/api/chat/tables/{public}", json={"text": "suerte"})
-            ).status_code == 201
+    assert (await cs.post(f"/api/chat/tables/{public}", json={"text": "suerte"})).status_code == 201
     assert [m["text"] for m in (await ch.get(f"/api/chat/tables/{public}")).json()] == ["suerte"]
 
 
@@ -149,12 +158,14 @@ async def test_notifications_read_one_and_all(app: FastAPI, make_client: Clients
     notes = (await ca.get("/api/notifications")).json()
     assert notes["unread"] == 2
     async with Listener(app.state.redis, f"user:{a}") as inbox:
-        assert (await ca.post(f"/api/notifications/{notes['items'][0]['id']}/read")).status_code \
-            == 204
+        assert (
+            await ca.post(f"/api/notifications/{notes['items'][0]['id']}/read")
+        ).status_code == 204
         pushed = await inbox.drain()
     assert {"via": f"user:{a}", "type": "notifications_unread", "count": 1} in pushed
     other = await client_for(app, make_client, b)
-    assert (await other.post(f"/api/notifications/{notes['items'][1]['id']}/read")).json()[
-        "error"]["code"] == "notification_not_found"
+    assert (await other.post(f"/api/notifications/{notes['items'][1]['id']}/read")).json()["error"][
+        "code"
+    ] == "notification_not_found"
     await ca.post("/api/notifications/read-all")
     assert (await ca.get("/api/notifications")).json()["unread"] == 0

@@ -28,7 +28,9 @@ async def archive(app: FastAPI, game_id: str, a: int, b: int, private: bool) -> 
 
 
 async def test_private_games_only_to_their_players(
-        app: FastAPI, econ: EconomyTables, make_client: Callable[[], httpx.AsyncClient],
+    app: FastAPI,
+    econ: EconomyTables,
+    make_client: Callable[[], httpx.AsyncClient],
 ) -> None:
     a, b, outsider = await new_users(app.state.sessionmaker, 3)
     await play(econ, "g-pub", a, b, a)

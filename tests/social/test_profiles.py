@@ -21,16 +21,29 @@ BET = 6_000
 
 
 async def play(
-    econ: EconomyTables, game: str, a: int, b: int, winner: int, preset: str = "abierto",
+    econ: EconomyTables,
+    game: str,
+    a: int,
+    b: int,
+    winner: int,
+    preset: str = "abierto",
     bet: int = BET,
 ) -> None:
     for u in (a, b):
         await econ.reserve_seat(u, f"t-{game}", bet)
     assert await econ.start_game(game, f"t-{game}", bet, [a, b]) == []
-    await econ.settle_game(GameResult(
-        game_id=game, table_id=f"t-{game}", preset=preset, bet=bet, teams={a: 0, b: 1},
-        abandoned=frozenset(), winner_team=0 if winner == a else 1, bots=0,
-    ))
+    await econ.settle_game(
+        GameResult(
+            game_id=game,
+            table_id=f"t-{game}",
+            preset=preset,
+            bet=bet,
+            teams={a: 0, b: 1},
+            abandoned=frozenset(),
+            winner_team=0 if winner == a else 1,
+            bots=0,
+        )
+    )
 
 
 async def test_profile_shows_stats_recent_games_and_can_challenge(
@@ -47,7 +60,8 @@ async def test_profile_shows_stats_recent_games_and_can_challenge(
     assert me["relation"] == "self" and me["can_challenge"] is False
     assert (me["games"], me["wins"]) == (3, 2)
     assert {m["preset"]: (m["games"], m["wins"]) for m in me["modalities"]} == {
-        "abierto": (1, 1), "cerrado": (2, 1)
+        "abierto": (1, 1),
+        "cerrado": (2, 1),
     }
     assert [g["game_id"] for g in me["recent_games"]] == ["p3", "p2", "p1"]
     assert me["recent_games"][0]["coins_delta"] == BET
@@ -77,14 +91,22 @@ async def test_level_up_notification_and_leaderboards(
     for i in range(3):  # c beat d three times at 15,000 (59 XP each, d 35), last month
         await play(econ, f"old{i}", c, d, c, preset="cerrado", bet=15_000)
     async with app.state.sessionmaker() as db:
-        await db.execute(update(GameRecord).where(GameRecord.user_id.in_([c, d])).values(
-            created_at=utcnow() - timedelta(days=40)))
+        await db.execute(
+            update(GameRecord)
+            .where(GameRecord.user_id.in_([c, d]))
+            .values(created_at=utcnow() - timedelta(days=40))
+        )
         await db.commit()
     client = make_client()
     overall = (await client.get("/api/leaderboards")).json()["rows"]
     assert [r["user_id"] for r in overall] == [a, c, b, d]
-    assert overall[0] == {"rank": 1, "user_id": a, "nickname": overall[0]["nickname"],
-                          "xp": 200, "level": 2}
+    assert overall[0] == {
+        "rank": 1,
+        "user_id": a,
+        "nickname": overall[0]["nickname"],
+        "xp": 200,
+        "level": 2,
+    }
     assert [r["xp"] for r in overall] == [200, 177, 136, 105]
     week = (await client.get("/api/leaderboards", params={"period": "week"})).json()["rows"]
     assert [r["user_id"] for r in week] == [a, b]

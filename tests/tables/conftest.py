@@ -32,8 +32,10 @@ CLUSTER_URL = os.environ.get("BURACO_TEST_REDIS_CLUSTER_URL", "")
 def sync_client(url: str) -> Any:
     """A blocking client of ``url`` (one server, or a cluster)."""
     if "+cluster://" in url:
-        nodes = [redis.cluster.ClusterNode(*hp.rsplit(":", 1))
-                 for hp in url.split("://", 1)[1].split(",")]
+        nodes = [
+            redis.cluster.ClusterNode(*hp.rsplit(":", 1))
+            for hp in url.split("://", 1)[1].split(",")
+        ]
         return redis.RedisCluster(startup_nodes=nodes)
     return redis.Redis.from_url(url)
 
@@ -71,8 +73,11 @@ def fast_redis(redis_url: str) -> str:
 
 
 @pytest.fixture(scope="session")
-def servers(pg_url: str, tables_redis: str, tmp_path_factory: pytest.TempPathFactory,
-            ) -> Iterator[list[Server]]:
+def servers(
+    pg_url: str,
+    tables_redis: str,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[list[Server]]:
     procs = start_servers(2, pg_url, tables_redis, tmp_path_factory.mktemp("uvicorn"), **LONG)
     yield procs
     for p in procs:
@@ -80,10 +85,20 @@ def servers(pg_url: str, tables_redis: str, tmp_path_factory: pytest.TempPathFac
 
 
 @pytest.fixture(scope="session")
-def fast_server(pg_url: str, fast_redis: str, tmp_path_factory: pytest.TempPathFactory,
-                ) -> Iterator[Server]:
-    procs = start_servers(1, pg_url, fast_redis, tmp_path_factory.mktemp("fast"),
-                          turn_seconds=1, turbo_turn_seconds=1, disconnect_grace_seconds=1)
+def fast_server(
+    pg_url: str,
+    fast_redis: str,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[Server]:
+    procs = start_servers(
+        1,
+        pg_url,
+        fast_redis,
+        tmp_path_factory.mktemp("fast"),
+        turn_seconds=1,
+        turbo_turn_seconds=1,
+        disconnect_grace_seconds=1,
+    )
     yield procs[0]
     procs[0].stop()
 

@@ -65,33 +65,36 @@ class Server:
 
 def server_env(pg_url: str, redis_url: str, var_dir: Path, **settings: Any) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("BURACO_")}
-    env.update({
-        "BURACO_ENV": "test",
-        "BURACO_DATABASE_URL": pg_url,
-        "BURACO_REDIS_URL": redis_url,
-        "BURACO_VAR_DIR": str(var_dir),
-        "BURACO_FRONTEND_DIR": str(var_dir / "no-frontend"),
-        "BURACO_WS_ALLOWED_ORIGINS": ORIGIN,
-        "BURACO_BOT_DELAY_SECONDS": "0",
-        # The economy is on (bets held, escrowed and paid); new players may open the
-        # special tables (pairs, private) these tests need.
-        "BURACO_SPECIAL_TABLE_LEVEL": "1",
-        "BURACO_SIGNUP_LIMIT_PER_IP": "100000",
-        "BURACO_LOGIN_LIMIT_PER_IP": "100000",
-        "BURACO_WS_MAX_SOCKETS_PER_IP": "100000",  # every player connects from 127.0.0.1
-        "BURACO_LOG_LEVEL": "WARNING",
-        # The fixtures' servers share one database but not one Redis (no deployment
-        # does that): each would take the others' live tables for lost ones and void
-        # their games. Tests of the reconciler set a short grace of their own.
-        "BURACO_RECONCILE_GRACE_SECONDS": "86400",
-    })
+    env.update(
+        {
+            "BURACO_ENV": "test",
+            "BURACO_DATABASE_URL": pg_url,
+            "BURACO_REDIS_URL": redis_url,
+            "BURACO_VAR_DIR": str(var_dir),
+            "BURACO_FRONTEND_DIR": str(var_dir / "no-frontend"),
+            "BURACO_WS_ALLOWED_ORIGINS": ORIGIN,
+            "BURACO_BOT_DELAY_SECONDS": "0",
+            # The economy is on (bets held, escrowed and paid); new players may open the
+            # special tables (pairs, private) these tests need.
+            "BURACO_SPECIAL_TABLE_LEVEL": "1",
+            "BURACO_SIGNUP_LIMIT_PER_IP": "100000",
+            "BURACO_LOGIN_LIMIT_PER_IP": "100000",
+            "BURACO_WS_MAX_SOCKETS_PER_IP": "100000",  # every player connects from 127.0.0.1
+            "BURACO_LOG_LEVEL": "WARNING",
+            # The fixtures' servers share one database but not one Redis (no deployment
+            # does that): each would take the others' live tables for lost ones and void
+            # their games. Tests of the reconciler set a short grace of their own.
+            "BURACO_RECONCILE_GRACE_SECONDS": "86400",
+        }
+    )
     for key, value in settings.items():
         env[f"BURACO_{key.upper()}"] = str(value)
     return env
 
 
-def start_servers(count: int, pg_url: str, redis_url: str, var_dir: Path,
-                  **settings: Any) -> list[Server]:
+def start_servers(
+    count: int, pg_url: str, redis_url: str, var_dir: Path, **settings: Any
+) -> list[Server]:
     """Start ``count`` uvicorn processes sharing the database and Redis; wait for /readyz."""
     var_dir.mkdir(parents=True, exist_ok=True)
     env = server_env(pg_url, redis_url, var_dir, **settings)
@@ -132,8 +135,12 @@ class Tracked:
         return self.status in ("finished", "closed")
 
     def my_turn(self) -> bool:
-        return self.seat is not None and self.turn == self.seat and \
-            self.phase in ("draw", "play") and self.status == "playing"
+        return (
+            self.seat is not None
+            and self.turn == self.seat
+            and self.phase in ("draw", "play")
+            and self.status == "playing"
+        )
 
 
 class Player:
@@ -170,8 +177,9 @@ class Player:
     @classmethod
     async def registered(cls, base: str, username: str) -> Player:
         http = httpx.AsyncClient(base_url=base, timeout=20)
-        r = await http.post("/api/auth/register",
-                            json={"username": username, "password": "secret-pass-1"})
+        r = await http.post(
+            "/api/auth/register", json={"username": username, "password": "secret-pass-1"}
+        )
         assert r.status_code == 201, r.text
         return cls(base, r.json(), http)
 
@@ -194,9 +202,10 @@ class Player:
     async def connect(self, ws_url: str, *, origin: str = ORIGIN) -> None:
         await self.disconnect()
         self.ws = await websockets.connect(
-            ws_url, additional_headers={"Cookie": f"buraco_session={self.cookie}",
-                                        "Origin": origin},
-            max_size=4 * 1024 * 1024, ping_interval=None,
+            ws_url,
+            additional_headers={"Cookie": f"buraco_session={self.cookie}", "Origin": origin},
+            max_size=4 * 1024 * 1024,
+            ping_interval=None,
         )
         self.conn_starts.append(len(self.frames))
         self.reader = asyncio.create_task(self._read(self.ws))
@@ -216,8 +225,7 @@ class Player:
             async for raw in ws:
                 message = orjson.loads(raw)
                 # a "batch" carries several records of one commit, in order
-                for frame in message["frames"] if message.get("type") == "batch" \
-                        else (message,):
+                for frame in message["frames"] if message.get("type") == "batch" else (message,):
                     self.frames.append(frame)
                     self._fold(frame)
                 self.changed.set()
@@ -249,8 +257,9 @@ class Player:
         self.sent += 1
         return mark
 
-    async def wait_frame(self, pred: Callable[[dict[str, Any]], bool], since: int = 0,
-                         timeout: float = 10) -> dict[str, Any]:
+    async def wait_frame(
+        self, pred: Callable[[dict[str, Any]], bool], since: int = 0, timeout: float = 10
+    ) -> dict[str, Any]:
         async def find() -> dict[str, Any]:
             i = since
             while True:
@@ -353,17 +362,20 @@ class Player:
         mark = await self.send(msg)
         return await self.wait_frame(
             lambda f: f.get("table") == table and f["type"] in ("snapshot", "resume", "error"),
-            since=mark)
+            since=mark,
+        )
 
-    async def command(self, table: str, command: dict[str, Any], cid: str | None = None,
-                      timeout: float = 10) -> dict[str, Any]:
+    async def command(
+        self, table: str, command: dict[str, Any], cid: str | None = None, timeout: float = 10
+    ) -> dict[str, Any]:
         cid = cid or self.next_cid()
         self.pending = (table, cid, command)  # sent but not answered: resend after a crash
-        mark = await self.send({"type": "command", "table": table, "cid": cid,
-                                "command": command})
+        mark = await self.send({"type": "command", "table": table, "cid": cid, "command": command})
         reply = await self.wait_frame(
-            lambda f: f["type"] in ("ack", "error") and f.get("cid") == cid, since=mark,
-            timeout=timeout)
+            lambda f: f["type"] in ("ack", "error") and f.get("cid") == cid,
+            since=mark,
+            timeout=timeout,
+        )
         self.pending = None
         return reply
 
@@ -371,7 +383,8 @@ class Player:
         mark = await self.send({"type": "legal", "table": table})
         return await self.wait_frame(
             lambda f: (f["type"] == "legal" and f["table"] == table) or f["type"] == "error",
-            since=mark)
+            since=mark,
+        )
 
     async def play_turn_step(self, table: str, rng: random.Random) -> dict[str, Any] | None:
         """One command of a scripted person: take the pile or draw; lay melds; discard.
@@ -392,9 +405,14 @@ class Player:
             await self.until(lambda: t.v >= ack["v"])
         return ack
 
-    async def play_until_over(self, table: str, rng: random.Random, *,
-                              stop: Callable[[], bool] = lambda: False,
-                              timeout: float = 90) -> list[dict[str, Any]]:
+    async def play_until_over(
+        self,
+        table: str,
+        rng: random.Random,
+        *,
+        stop: Callable[[], bool] = lambda: False,
+        timeout: float = 90,
+    ) -> list[dict[str, Any]]:
         """Play this seat until the game ends (or ``stop()``). Returns the error frames."""
         t = self.tables[table]
         errors: list[dict[str, Any]] = []

@@ -98,8 +98,13 @@ class SpyError(AssertionError):
     pass
 
 
-def check_viewer(frames: list[dict[str, Any]], truth: Truth, table: str,
-                 viewer_seat: int | None, conn_starts: list[int] | None = None) -> int:
+def check_viewer(
+    frames: list[dict[str, Any]],
+    truth: Truth,
+    table: str,
+    viewer_seat: int | None,
+    conn_starts: list[int] | None = None,
+) -> int:
     """Check every frame one viewer received for ``table``. Returns how many frames were
     checked. ``viewer_seat`` is the seat the viewer held (None: a spectator)."""
     rules = truth.rules
@@ -189,8 +194,9 @@ def check_viewer(frames: list[dict[str, Any]], truth: Truth, table: str,
         if kind in SEAT_FACTS:
             if card_names(f):
                 fail(i, f"cards in a {kind} frame")
-            if kind != "clock" and f["event"] != {k: x for k, x in record.items()
-                                                   if k not in ("k", "v")}:
+            if kind != "clock" and f["event"] != {
+                k: x for k, x in record.items() if k not in ("k", "v")
+            }:
                 fail(i, f"{kind} frame differs from the log")
             continue
         if kind == "table":
@@ -198,16 +204,21 @@ def check_viewer(frames: list[dict[str, Any]], truth: Truth, table: str,
             if f["event"]["change"] != record["change"]:
                 fail(i, "table change differs from the log")
             continue
-        hand = _check_game_event(i, f["event"], record["e"], truth, v, viewer_seat,
-                                 hand, fail)
+        hand = _check_game_event(i, f["event"], record["e"], truth, v, viewer_seat, hand, fail)
     missing = set(range(1, truth.last_v + 1)) - seen_versions
     if missing:
         raise SpyError(f"viewer seat {viewer_seat} never got versions {sorted(missing)[:20]}")
     return checked
 
 
-RECORD_KINDS = {"g": "game", "t": "table", "c": "clock", "p": "presence", "b": "bot_takeover",
-                "o": "timeout"}
+RECORD_KINDS = {
+    "g": "game",
+    "t": "table",
+    "c": "clock",
+    "p": "presence",
+    "b": "bot_takeover",
+    "o": "timeout",
+}
 SEAT_FACTS = ("clock", "presence", "bot_takeover", "timeout")
 
 
@@ -226,9 +237,16 @@ def _check_meta(i: int, meta: dict[str, Any], truth: Truth, v: int, fail: Any) -
         fail(i, "cards in a table's meta")
 
 
-def _check_game_event(i: int, ev: dict[str, Any], true: dict[str, Any], truth: Truth, v: int,
-                      seat: int | None, hand: Counter[str] | None,
-                      fail: Any) -> Counter[str] | None:
+def _check_game_event(
+    i: int,
+    ev: dict[str, Any],
+    true: dict[str, Any],
+    truth: Truth,
+    v: int,
+    seat: int | None,
+    hand: Counter[str] | None,
+    fail: Any,
+) -> Counter[str] | None:
     closed_pile = truth.rules.discard_pile == "closed"
     kind = true["type"]
     if ev["type"] != kind:
@@ -238,8 +256,9 @@ def _check_game_event(i: int, ev: dict[str, Any], true: dict[str, Any], truth: T
     allowed: set[str] = set()
     if kind == "hand_started":
         mine = true["hands"][seat] if seat is not None else None
-        if (ev["hand"] is None) != (mine is None) or \
-                (mine is not None and sorted(ev["hand"]) != sorted(mine)):
+        if (ev["hand"] is None) != (mine is None) or (
+            mine is not None and sorted(ev["hand"]) != sorted(mine)
+        ):
             fail(i, "hand_started hand is not the viewer's own")
         allowed = set(mine or []) | set(true["discard"])
         hand = Counter(mine) if mine is not None else None

@@ -19,8 +19,11 @@ from tests.tables.spy import check_totals, truth_from_archive
 
 
 @pytest.fixture(scope="module")
-def server(pg_url: str, own_redis: str, tmp_path_factory: pytest.TempPathFactory,
-           ) -> Iterator[Server]:
+def server(
+    pg_url: str,
+    own_redis: str,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[Server]:
     procs = start_servers(1, pg_url, own_redis, tmp_path_factory.mktemp("bots"), **LONG)
     yield procs[0]
     procs[0].stop()
@@ -30,21 +33,31 @@ def server(pg_url: str, own_redis: str, tmp_path_factory: pytest.TempPathFactory
 
 
 @pytest.fixture(scope="module")
-def paced_server(pg_url: str, own_redis: str, tmp_path_factory: pytest.TempPathFactory,
-                 ) -> Iterator[Server]:
+def paced_server(
+    pg_url: str,
+    own_redis: str,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[Server]:
     """Bots that wait 0.1 s before each move (0.8 s in production), so that a busy
     table of bots does not saturate the process by itself: what is left to measure is
     whether their thinking holds up the loop."""
-    procs = start_servers(1, pg_url, own_redis, tmp_path_factory.mktemp("paced"),
-                          **{**LONG, "bot_delay_seconds": 0.1})
+    procs = start_servers(
+        1, pg_url, own_redis, tmp_path_factory.mktemp("paced"), **{**LONG, "bot_delay_seconds": 0.1}
+    )
     yield procs[0]
     procs[0].stop()
 
 
 async def strong_quick_table(p: Player, preset: str, players: int) -> str:
-    r = await p.http.post("/api/quickplay", json={"preset": preset, "players": players,
-                                                  "bots_after_seconds": 0,
-                                                  "bot_strength": "strong"})
+    r = await p.http.post(
+        "/api/quickplay",
+        json={
+            "preset": preset,
+            "players": players,
+            "bots_after_seconds": 0,
+            "bot_strength": "strong",
+        },
+    )
     assert r.status_code == 200, r.text
     tid = str(r.json()["id"])
     await p.watch(tid)
@@ -62,7 +75,8 @@ async def test_quick_play_against_strong_bots_finishes(server: Server) -> None:
         rng = random.Random(13)
         # play the first hand ourselves, then leave: a bot finishes our seat
         errors = await p.play_until_over(
-            tid, rng, stop=lambda: p.tables[tid].phase in ("hand_over", "over"), timeout=240)
+            tid, rng, stop=lambda: p.tables[tid].phase in ("hand_over", "over"), timeout=240
+        )
         assert errors == []
         if not p.tables[tid].over:
             assert (await p.http.post(f"/api/tables/{tid}/leave")).status_code == 200
@@ -98,7 +112,8 @@ async def _timed_moves(p: Player, tid: str, rng: random.Random, moves: int) -> l
 
 
 async def test_a_thinking_strong_bot_does_not_delay_other_tables(
-        paced_server: Server, tmp_path: Path) -> None:
+    paced_server: Server, tmp_path: Path
+) -> None:
     """Table B: a person against a normal bot; the round trip of each of B's moves is
     timed with no other game running, then while a table of strong bots plays on
     (their searches run in the bot worker process, not on the event loop)."""
@@ -127,10 +142,12 @@ async def test_a_thinking_strong_bot_does_not_delay_other_tables(
         (tmp_path / "latency.txt").write_text(f"alone {alone}\nloaded {loaded}\n")
         assert busy_moves >= 20, "the strong table hardly moved while we measured"
         p50a, p50l = statistics.median(alone), statistics.median(loaded)
-        print(f"B's move round trip alone: median {p50a * 1000:.1f} ms, max "
-              f"{max(alone) * 1000:.1f} ms; while strong bots think: median "
-              f"{p50l * 1000:.1f} ms, max {max(loaded) * 1000:.1f} ms "
-              f"({busy_moves} strong-table moves meanwhile)")
+        print(
+            f"B's move round trip alone: median {p50a * 1000:.1f} ms, max "
+            f"{max(alone) * 1000:.1f} ms; while strong bots think: median "
+            f"{p50l * 1000:.1f} ms, max {max(loaded) * 1000:.1f} ms "
+            f"({busy_moves} strong-table moves meanwhile)"
+        )
         # a search on the event loop would hold a move of B's up to a budget (60 ms)
         # whenever they met; the strong tables are busy thinking most of the time.
         # (Loose bounds: the suite shares two cores with whatever else runs.)

@@ -37,11 +37,19 @@ async def test_a_command_without_redis_gets_server_busy() -> None:
     ws = FakeWs()
     hub = SimpleNamespace(table_cache=object())
     conn = Connection(ws, 7, "seven", hub=hub, svc=PoolExhausted())  # type: ignore[arg-type]
-    await conn._handle_text(orjson.dumps({
-        "type": "command", "table": "abc", "cid": "c1", "command": {"type": "draw"},
-    }).decode())
-    assert ws.sent == [{"type": "error", "code": "server_busy", "cid": "c1",
-                        "message": ws.sent[0]["message"]}]
+    await conn._handle_text(
+        orjson.dumps(
+            {
+                "type": "command",
+                "table": "abc",
+                "cid": "c1",
+                "command": {"type": "draw"},
+            }
+        ).decode()
+    )
+    assert ws.sent == [
+        {"type": "error", "code": "server_busy", "cid": "c1", "message": ws.sent[0]["message"]}
+    ]
     assert "try again" in ws.sent[0]["message"]
 
 

@@ -11,8 +11,17 @@ from app.tables.meta import Seat, TableMeta
 
 
 def meta(name: str = "t") -> TableMeta:
-    return TableMeta(id="T", name=name, host=1, preset="cerrado", rules={}, players=2,
-                     bet=6000, seats=[Seat(user_id=1, name="a"), None], created_at=time.time())
+    return TableMeta(
+        id="T",
+        name=name,
+        host=1,
+        preset="cerrado",
+        rules={},
+        players=2,
+        bet=6000,
+        seats=[Seat(user_id=1, name="a"), None],
+        created_at=time.time(),
+    )
 
 
 def published(first: int, last: int) -> dict[str, object]:
@@ -56,9 +65,13 @@ def test_one_encoding_per_viewer_kind() -> None:
     from app.tables.fanout import TableWatch, shared_frames
 
     drew = Drew(0, 5)
-    payload: dict[str, object] = {"t": "T", "records": [
-        {"k": "g", "e": event_to_dict(drew), "_ev": drew, "v": 8},
-        {"k": "c", "seat": 1, "deadline": 1.0, "v": 9}]}
+    payload: dict[str, object] = {
+        "t": "T",
+        "records": [
+            {"k": "g", "e": event_to_dict(drew), "_ev": drew, "v": 8},
+            {"k": "c", "seat": 1, "deadline": 1.0, "v": 9},
+        ],
+    }
     watches = []
     for user, seat in ((1, 0), (2, 0), (3, None), (4, None), (5, 1)):
         w = TableWatch("T", user)

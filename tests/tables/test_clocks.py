@@ -15,20 +15,28 @@ from tests.tables.test_games import SHORT_2P, seat_players
 
 def seat_facts(p: Player, tid: str, kind: str) -> list[dict[str, Any]]:
     """The events of one kind (presence, bot_takeover, timeout) this player received."""
-    return [f["event"] for f in p.frames if f["type"] == "event" and f.get("table") == tid
-            and f["kind"] == kind]
+    return [
+        f["event"]
+        for f in p.frames
+        if f["type"] == "event" and f.get("table") == tid and f["kind"] == kind
+    ]
 
 
 def abandoned_event(p: Player, tid: str) -> dict[str, Any] | None:
     for f in p.frames:
-        if f["type"] == "event" and f.get("table") == tid and f["kind"] == "table" and \
-                f["event"]["change"] == "seat_abandoned":
+        if (
+            f["type"] == "event"
+            and f.get("table") == tid
+            and f["kind"] == "table"
+            and f["event"]["change"] == "seat_abandoned"
+        ):
             return f
     return None
 
 
-async def test_turn_timeouts_play_for_the_seat_then_a_bot_takes_it(fast_server: Server,
-                                                                    ) -> None:
+async def test_turn_timeouts_play_for_the_seat_then_a_bot_takes_it(
+    fast_server: Server,
+) -> None:
     p = await Player.guest(fast_server.base)
     try:
         await p.connect(fast_server.ws_url)
@@ -45,8 +53,7 @@ async def test_turn_timeouts_play_for_the_seat_then_a_bot_takes_it(fast_server: 
         assert seat_facts(p, tid, "bot_takeover") == [{"seat": 0, "reason": "timeout"}]
         assert seat_facts(p, tid, "timeout")[:3] == [{"seat": 0}] * 3
         refused = await p.command(tid, {"type": "draw"})
-        assert refused["type"] == "error" and refused["code"] in ("seat_abandoned",
-                                                                  "not_your_turn")
+        assert refused["type"] == "error" and refused["code"] in ("seat_abandoned", "not_your_turn")
         await p.until(lambda: p.tables[tid].over, timeout=40)
         game = await archived_game(p, p.tables[tid].game_id or "")
         truth = truth_from_archive(game)
@@ -75,8 +82,9 @@ async def test_leave_hands_the_seat_to_a_bot(servers: list[Server]) -> None:
         left = await p0.wait_frame(lambda f: f["type"] in ("left", "error"), since=mark)
         assert left["type"] == "left" and left["table"] == tid
         await p1.until(lambda: abandoned_event(p1, tid) is not None)
-        await p1.until(lambda: seat_facts(p1, tid, "bot_takeover") == [
-            {"seat": 0, "reason": "abandon"}])
+        await p1.until(
+            lambda: seat_facts(p1, tid, "bot_takeover") == [{"seat": 0, "reason": "abandon"}]
+        )
         errors = await p1.play_until_over(tid, random.Random(7))
         assert errors == []
         refused = await p0.command(tid, {"type": "draw"})
@@ -85,8 +93,11 @@ async def test_leave_hands_the_seat_to_a_bot(servers: list[Server]) -> None:
         assert game["seats"][0]["abandoned"] is True
         truth = truth_from_archive(game)
         check_totals(game, truth)
-        bot_moves = [r for r in game["events"] if r["k"] == "g" and r["v"] > left["v"]
-                     and r["e"].get("seat") == 0]
+        bot_moves = [
+            r
+            for r in game["events"]
+            if r["k"] == "g" and r["v"] > left["v"] and r["e"].get("seat") == 0
+        ]
         assert bot_moves, "the bot never played seat 0"
         check_viewer(p1.frames, truth, tid, 1, p1.conn_starts)
         # REST /leave of someone who does not play there: refused, nothing changes.
@@ -98,7 +109,8 @@ async def test_leave_hands_the_seat_to_a_bot(servers: list[Server]) -> None:
 
 
 async def test_disconnect_past_grace_hands_the_seat_to_a_bot_but_a_second_tab_keeps_it(
-        fast_server: Server) -> None:
+    fast_server: Server,
+) -> None:
     p0, p1 = await Player.guest(fast_server.base), await Player.guest(fast_server.base)
     tab = p1.tab()
     try:
@@ -156,17 +168,22 @@ async def test_clock_keeps_running_when_another_seat_leaves(fast_server: Server)
         await p1.aclose()
 
 
-async def test_a_snapshot_and_the_table_show_the_running_turn_clock(servers: list[Server],
-                                                                     ) -> None:
+async def test_a_snapshot_and_the_table_show_the_running_turn_clock(
+    servers: list[Server],
+) -> None:
     """The turn clock lives beside the meta (a move does not rewrite the meta): a viewer
     arriving mid-game, on either process, gets the deadline of the last clock record."""
     tid, people = await seat_players(servers, "cerrado", 2, SHORT_2P)
     rng = random.Random(3)
     spectator = await Player.guest(servers[1].base)
     try:
+
         def clock_frames() -> list[dict[str, Any]]:
-            return [f for f in people[0].frames if f["type"] == "event"
-                    and f.get("table") == tid and f["kind"] == "clock"]
+            return [
+                f
+                for f in people[0].frames
+                if f["type"] == "event" and f.get("table") == tid and f["kind"] == "clock"
+            ]
 
         async with asyncio.timeout(30):
             while len(clock_frames()) < 4:  # the first turn's clock and three more
@@ -189,8 +206,11 @@ async def test_a_snapshot_and_the_table_show_the_running_turn_clock(servers: lis
         r = await spectator.http.get(f"/api/tables/{tid}")
         assert r.status_code == 200 and r.json()["turn_deadline"] == last
         # table records never carry a clock that could be stale
-        assert all("turn_deadline" not in f["event"]["meta"] for f in people[0].frames
-                   if f["type"] == "event" and f.get("kind") == "table")
+        assert all(
+            "turn_deadline" not in f["event"]["meta"]
+            for f in people[0].frames
+            if f["type"] == "event" and f.get("kind") == "table"
+        )
     finally:
         for p in (*people, spectator):
             await p.aclose()

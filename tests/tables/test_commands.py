@@ -22,7 +22,8 @@ async def turn_player(people: list[Player], tid: str) -> tuple[Player, Player]:
 
 
 async def test_repeated_command_id_is_acked_with_same_version_and_applied_once(
-        servers: list[Server], redis_sync: redis.Redis) -> None:
+    servers: list[Server], redis_sync: redis.Redis
+) -> None:
     tid, people = await seat_players(servers, "cerrado", 2, SHORT_2P)
     try:
         mover, other = await turn_player(people, tid)
@@ -36,7 +37,8 @@ async def test_repeated_command_id_is_acked_with_same_version_and_applied_once(
         again = await mover.command(tid, {"type": "draw"}, cid="same-1")
         assert again == {**first}
         other_cmd = await mover.command(
-            tid, {"type": "discard", "card": next(iter(mover.tables[tid].hand))}, cid="same-1")
+            tid, {"type": "discard", "card": next(iter(mover.tables[tid].hand))}, cid="same-1"
+        )
         assert other_cmd["type"] == "ack" and other_cmd["v"] == first["v"]
         assert table_v(redis_sync, tid) == v
         assert redis_sync.xlen(k_stream(tid)) == stream_len
@@ -55,7 +57,8 @@ async def test_repeated_command_id_is_acked_with_same_version_and_applied_once(
 
 
 async def test_reconnect_with_a_gap_resumes_then_snapshot_when_stream_is_trimmed(
-        servers: list[Server], redis_sync: redis.Redis) -> None:
+    servers: list[Server], redis_sync: redis.Redis
+) -> None:
     tid, people = await seat_players(servers, "cerrado", 2, SHORT_2P)
     spectator = await Player.guest(servers[0].base)
     try:
@@ -86,8 +89,11 @@ async def test_reconnect_with_a_gap_resumes_then_snapshot_when_stream_is_trimmed
         await spectator.until(lambda: spectator.tables[tid].v >= now)
         events = [f for f in spectator.frames[mark:] if f["type"] == "event"]
         assert [f["v"] for f in events] == list(range(seen + 1, now + 1))
-        assert all(f["event"].get("card") is None for f in events
-                   if f["kind"] == "game" and f["event"]["type"] == "drew")
+        assert all(
+            f["event"].get("card") is None
+            for f in events
+            if f["kind"] == "game" and f["event"]["type"] == "drew"
+        )
         assert spectator.problems == []
         seen = spectator.tables[tid].v
         await spectator.disconnect()

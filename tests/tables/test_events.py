@@ -90,15 +90,20 @@ async def until(pred: Any, timeout: float = 15) -> None:
 
 
 async def test_a_full_game_through_the_event_path_equals_the_engines_fold(
-        servers: list[Server], watcher: Watcher, redis_sync: redis.Redis) -> None:
+    servers: list[Server], watcher: Watcher, redis_sync: redis.Redis
+) -> None:
     tid, people = await seat_players(servers, "cerrado", 2, SHORT_2P)
     try:
         await watcher.watch(tid)  # before any move: the deal is the only state yet
         await play_game(tid, people, seed=7)
         game = await archived_game(people[0], people[0].tables[tid].game_id or "")
         truth = truth_from_archive(game)
-        await until(lambda: watcher.svc.cache.get(tid) is not None
-                    and watcher.svc.cache.get(tid).v == truth.last_v)  # type: ignore[union-attr]
+        await until(
+            lambda: (
+                watcher.svc.cache.get(tid) is not None
+                and watcher.svc.cache.get(tid).v == truth.last_v
+            )
+        )  # type: ignore[union-attr]
         # every version the cache passed through holds the engine's state at it
         folded = [(v, s) for v, s in watcher.seen if s is not None]
         assert len(folded) > 20
@@ -117,7 +122,8 @@ async def test_a_full_game_through_the_event_path_equals_the_engines_fold(
 
 
 async def test_a_process_joining_mid_game_catches_up(
-        servers: list[Server], watcher: Watcher, redis_sync: redis.Redis) -> None:
+    servers: list[Server], watcher: Watcher, redis_sync: redis.Redis
+) -> None:
     tid, people = await seat_players(servers, "cerrado", 2, SHORT_2P)
     late = await Player.guest(servers[1].base)
     try:
@@ -143,8 +149,12 @@ async def test_a_process_joining_mid_game_catches_up(
         await play_game(tid, people, seed=31)
         game = await archived_game(people[0], people[0].tables[tid].game_id or "")
         truth = truth_from_archive(game)
-        await until(lambda: watcher.svc.cache.get(tid) is not None
-                    and watcher.svc.cache.get(tid).v == truth.last_v)  # type: ignore[union-attr]
+        await until(
+            lambda: (
+                watcher.svc.cache.get(tid) is not None
+                and watcher.svc.cache.get(tid).v == truth.last_v
+            )
+        )  # type: ignore[union-attr]
         for v, state in watcher.seen:
             assert v > joined_at and state == state_to_dict(truth.state_at(v))
         assert watcher.seen and watcher.hub.reloads == 0
@@ -155,8 +165,9 @@ async def test_a_process_joining_mid_game_catches_up(
             await p.aclose()
 
 
-async def test_a_gap_forces_a_reload(servers: list[Server], watcher: Watcher,
-                                     redis_sync: redis.Redis) -> None:
+async def test_a_gap_forces_a_reload(
+    servers: list[Server], watcher: Watcher, redis_sync: redis.Redis
+) -> None:
     host = await Player.guest(servers[0].base)
     guest = await Player.guest(servers[1].base)
     try:
@@ -184,7 +195,8 @@ async def test_a_gap_forces_a_reload(servers: list[Server], watcher: Watcher,
 
 
 async def test_only_processes_watching_a_table_receive_its_messages(
-        servers: list[Server], watcher: Watcher, redis_sync: redis.Redis) -> None:
+    servers: list[Server], watcher: Watcher, redis_sync: redis.Redis
+) -> None:
     host = await Player.guest(servers[0].base)
     other = await Player.guest(servers[0].base)
     try:

@@ -29,8 +29,9 @@ from tests.tables.spy import check_totals, check_viewer, truth_from_archive
 from tests.tables.test_games import SHORT_4P, seat_players
 
 
-async def play_with_failover(p: Player, tid: str, rng: random.Random, fallback: Server,
-                             reconnects: list[str]) -> list[dict[str, object]]:
+async def play_with_failover(
+    p: Player, tid: str, rng: random.Random, fallback: Server, reconnects: list[str]
+) -> list[dict[str, object]]:
     errors: list[dict[str, object]] = []
     while True:
         try:
@@ -56,17 +57,17 @@ async def play_with_failover(p: Player, tid: str, rng: random.Random, fallback: 
             await p.until(lambda t=t, reply=reply: t.v >= reply["v"])
 
 
-async def test_sigkill_one_process_mid_game(pg_url: str, own_redis: str,
-                                            tmp_path: Path) -> None:
+async def test_sigkill_one_process_mid_game(pg_url: str, own_redis: str, tmp_path: Path) -> None:
     a, b = start_servers(2, pg_url, own_redis, tmp_path, **LONG)
     redis_sync = sync_client(own_redis)
     people: list[Player] = []
     try:
         tid, people = await seat_players([a, b], "cerrado", 4, SHORT_4P)
         reconnects: list[str] = []
-        tasks = [asyncio.create_task(play_with_failover(p, tid, random.Random(40 + i), a,
-                                                        reconnects))
-                 for i, p in enumerate(people)]
+        tasks = [
+            asyncio.create_task(play_with_failover(p, tid, random.Random(40 + i), a, reconnects))
+            for i, p in enumerate(people)
+        ]
         watcher = people[0]
         await watcher.until(lambda: watcher.tables[tid].v >= 45, timeout=60)
         assert not watcher.tables[tid].over
@@ -82,8 +83,7 @@ async def test_sigkill_one_process_mid_game(pg_url: str, own_redis: str,
         check_totals(game, truth)
         stored = redis_sync.hget(k_hash(tid), "state")
         assert stored is not None
-        assert state_to_dict(state_from_dict(orjson.loads(stored))) == \
-            state_to_dict(truth.final)
+        assert state_to_dict(state_from_dict(orjson.loads(stored))) == state_to_dict(truth.final)
         for p in people:
             assert p.problems == []
             await p.until(lambda p=p: p.tables[tid].v >= truth.last_v)
@@ -94,8 +94,9 @@ async def test_sigkill_one_process_mid_game(pg_url: str, own_redis: str,
         redis_sync.close()
 
 
-async def test_a_killed_process_s_players_get_the_grace_period(pg_url: str, own_redis: str,
-                                                                tmp_path: Path) -> None:
+async def test_a_killed_process_s_players_get_the_grace_period(
+    pg_url: str, own_redis: str, tmp_path: Path
+) -> None:
     """SIGKILL leaves no goodbye: the surviving process notices the dead one's heartbeat
     stop, forgets its sockets and starts the grace clock of each player it left with no
     socket, so a player who never comes back is replaced by a bot after the grace period
@@ -133,7 +134,9 @@ async def test_a_killed_process_s_players_get_the_grace_period(pg_url: str, own_
 
 
 async def test_a_stalled_process_that_comes_back_keeps_its_players(
-    pg_url: str, own_redis: str, tmp_path: Path,
+    pg_url: str,
+    own_redis: str,
+    tmp_path: Path,
 ) -> None:
     """A process frozen past the heartbeat's limit (SIGSTOP) is swept for dead and its
     players' grace clocks start; when it runs again it counts its sockets again and

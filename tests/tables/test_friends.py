@@ -25,12 +25,23 @@ REMATCH_SECONDS = 2
 
 
 @pytest.fixture(scope="module")
-def friends_server(pg_url: str, redis_url: str, tmp_path_factory: pytest.TempPathFactory,
-                   ) -> Iterator[Server]:
+def friends_server(
+    pg_url: str,
+    redis_url: str,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[Server]:
     own = _fresh(tables_redis_url(redis_url, 4))
-    procs = start_servers(1, pg_url, own, tmp_path_factory.mktemp("friends"), **LONG,
-                          special_table_level=2, rematch_seconds=REMATCH_SECONDS,
-                          emote_limit=3, emote_window_seconds=30)
+    procs = start_servers(
+        1,
+        pg_url,
+        own,
+        tmp_path_factory.mktemp("friends"),
+        **LONG,
+        special_table_level=2,
+        rematch_seconds=REMATCH_SECONDS,
+        emote_limit=3,
+        emote_window_seconds=30,
+    )
     yield procs[0]
     procs[0].stop()
 
@@ -66,14 +77,18 @@ async def test_level_one_player_challenges_a_friend_and_plays(friends_server: Se
         # Offered as locked, with what it needs: never a choice the server then refuses.
         for name in ("private", "turbo", "pairs"):
             assert options["options"][name] == {
-                "locked": True, "missing": ["level"], "needs": {"level": 2, "credits": 1}}
+                "locked": True,
+                "missing": ["level"],
+                "needs": {"level": 2, "credits": 1},
+            }
         refused = await a.http.post("/api/tables", json={"private": True})
         assert refused.status_code == 403
         assert refused.json()["error"]["code"] == "level_too_low"
         assert options["challenge"]["locked"] is False
         assert options["challenge"]["turbo"]["locked"] is True  # turbo is special anywhere
-        turbo = await a.http.post("/api/challenges", json={"username": b.me["username"],
-                                                           "turbo": True})
+        turbo = await a.http.post(
+            "/api/challenges", json={"username": b.me["username"], "turbo": True}
+        )
         assert turbo.status_code == 403 and turbo.json()["error"]["code"] == "level_too_low"
         mark = len(b.frames)
         r = await a.http.post("/api/challenges", json={"username": b.me["username"]})
@@ -119,8 +134,7 @@ async def test_everyone_sees_what_each_player_wears(friends_server: Server) -> N
     try:
         for sku in ("avatar_sombrero", "felt_verde"):
             assert (await a.http.post("/api/shop/buy", json={"sku": sku})).status_code == 200
-        assert (await b.http.post("/api/shop/buy", json={"sku": "back_dorado"})).status_code \
-            == 200
+        assert (await b.http.post("/api/shop/buy", json={"sku": "back_dorado"})).status_code == 200
         tid = await seated_table(a, b)
         seats = b.tables[tid].meta["seats"]  # what b's socket was told
         assert seats[0]["user_id"] == a.id and seats[0]["avatar"] == "avatar_sombrero"
@@ -141,8 +155,7 @@ async def test_emotes_seen_by_the_table_limited_and_hidden_across_blocks(
     try:
         tid = await seated_table(a, b)
         await watcher.watch(tid)
-        assert (await a.http.post("/api/shop/buy", json={"sku": "emote_risa"})).status_code \
-            == 200
+        assert (await a.http.post("/api/shop/buy", json={"sku": "emote_risa"})).status_code == 200
         mark_b, mark_w = len(b.frames), len(watcher.frames)
         await a.send({"type": "emote", "table": tid, "emote": "emote_risa"})
         seen = await b.wait_frame(lambda f: f["type"] == "emote", since=mark_b)
@@ -154,29 +167,33 @@ async def test_emotes_seen_by_the_table_limited_and_hidden_across_blocks(
         err = await b.wait_frame(lambda f: f["type"] == "error", since=mark)
         assert err["code"] == "emote_not_owned"
         # The watcher blocks a: neither sees the other's emotes; b still sees both.
-        assert (await watcher.http.post("/api/blocks", json={"user_id": a.id})).status_code \
-            == 204
+        assert (await watcher.http.post("/api/blocks", json={"user_id": a.id})).status_code == 204
         mark_a, mark_b, mark_w = len(a.frames), len(b.frames), len(watcher.frames)
         await a.send({"type": "emote", "table": tid, "emote": "basic_hola"})
         await watcher.send({"type": "emote", "table": tid, "emote": "basic_bien"})
         await b.send({"type": "emote", "table": tid, "emote": "basic_uy"})
-        await b.wait_frame(lambda f: f["type"] == "emote" and f["emote"] == "basic_hola",
-                           since=mark_b)
-        await b.wait_frame(lambda f: f["type"] == "emote" and f["emote"] == "basic_bien",
-                           since=mark_b)
+        await b.wait_frame(
+            lambda f: f["type"] == "emote" and f["emote"] == "basic_hola", since=mark_b
+        )
+        await b.wait_frame(
+            lambda f: f["type"] == "emote" and f["emote"] == "basic_bien", since=mark_b
+        )
         # b's emote was sent last: once a and the watcher have it, anything earlier is in.
-        await a.wait_frame(lambda f: f["type"] == "emote" and f["emote"] == "basic_uy",
-                           since=mark_a)
-        await watcher.wait_frame(lambda f: f["type"] == "emote" and f["emote"] == "basic_uy",
-                                 since=mark_w)
+        await a.wait_frame(
+            lambda f: f["type"] == "emote" and f["emote"] == "basic_uy", since=mark_a
+        )
+        await watcher.wait_frame(
+            lambda f: f["type"] == "emote" and f["emote"] == "basic_uy", since=mark_w
+        )
         assert not [f for f in a.frames[mark_a:] if f.get("emote") == "basic_bien"]
         assert not [f for f in watcher.frames[mark_w:] if f.get("emote") == "basic_hola"]
         # A flood: a has sent 2 of its 3 in the window; the rest are refused, stable code.
         mark = len(a.frames)
         for _ in range(6):
             await a.send({"type": "emote", "table": tid, "emote": "basic_gracias"})
-        await a.until(lambda: len([f for f in a.frames[mark:] if f.get("code")
-                                   == "emote_rate_limited"]) == 5)
+        await a.until(
+            lambda: len([f for f in a.frames[mark:] if f.get("code") == "emote_rate_limited"]) == 5
+        )
         await asyncio.sleep(0.3)
         assert len([f for f in b.frames if f.get("emote") == "basic_gracias"]) == 1
         mark = len(a.frames)
@@ -218,15 +235,19 @@ async def test_rematch_accepted_by_both_starts_the_same_table_again(
         pushed = await b.wait_frame(lambda f: f["type"] == "rematch", since=mark_b)
         assert pushed["by"]["id"] == a.id and pushed["waiting"] == [1]
         # Twenty yeses from b at once: one new table.
-        answers = await asyncio.gather(*(b.http.post(f"/api/tables/{tid}/rematch")
-                                         for _ in range(20)))
+        answers = await asyncio.gather(
+            *(b.http.post(f"/api/tables/{tid}/rematch") for _ in range(20))
+        )
         assert all(r.status_code == 200 for r in answers), [r.text for r in answers]
-        started = await a.wait_frame(lambda f: f["type"] == "rematch"
-                                     and f["state"] == "started", since=0)
+        started = await a.wait_frame(
+            lambda f: f["type"] == "rematch" and f["state"] == "started", since=0
+        )
         new = started["new_table"]
         assert new and new != tid and started["accepted"] == [0, 1]
-        assert len({f["new_table"] for f in rematch_frames(b, tid, mark_b)
-                    if f["state"] == "started"}) == 1
+        assert (
+            len({f["new_table"] for f in rematch_frames(b, tid, mark_b) if f["state"] == "started"})
+            == 1
+        )
         await a.watch(new)
         await a.until(lambda: a.tables[new].status == "playing")
         meta = a.tables[new].meta
@@ -235,8 +256,12 @@ async def test_rematch_accepted_by_both_starts_the_same_table_again(
         assert [s["user_id"] for s in meta["seats"]] == [a.id, b.id]
         assert meta["rematch_of"] == tid and meta["game_id"] != old["game_id"]
         # A new game for the economy: b's stake is held again.
-        await b.until(lambda: any(f["type"] == "wallet" and f["coins"] == coins_before - 7_000
-                                  for f in b.frames[mark_b:]))
+        await b.until(
+            lambda: any(
+                f["type"] == "wallet" and f["coins"] == coins_before - 7_000
+                for f in b.frames[mark_b:]
+            )
+        )
     finally:
         await close([a, b], friends_server)
 
@@ -249,8 +274,9 @@ async def test_rematch_declined(friends_server: Server) -> None:
         assert (await a.http.post(f"/api/tables/{tid}/rematch")).status_code == 200
         r = await b.http.post(f"/api/tables/{tid}/rematch/decline")
         assert r.status_code == 200 and r.json()["state"] == "declined", r.text
-        declined = await a.wait_frame(lambda f: f["type"] == "rematch"
-                                      and f["state"] == "declined", since=mark_a)
+        declined = await a.wait_frame(
+            lambda f: f["type"] == "rematch" and f["state"] == "declined", since=mark_a
+        )
         assert declined["by"]["id"] == b.id
         late = await b.http.post(f"/api/tables/{tid}/rematch")
         assert late.status_code == 409 and late.json()["error"]["code"] == "rematch_closed"
@@ -270,9 +296,11 @@ async def test_rematch_times_out(friends_server: Server) -> None:
         assert missing.status_code == 404
         mark_b = len(b.frames)
         assert (await a.http.post(f"/api/tables/{tid}/rematch")).status_code == 200
-        expired = await b.wait_frame(lambda f: f["type"] == "rematch"
-                                     and f["state"] == "expired", since=mark_b,
-                                     timeout=REMATCH_SECONDS + 5)
+        expired = await b.wait_frame(
+            lambda f: f["type"] == "rematch" and f["state"] == "expired",
+            since=mark_b,
+            timeout=REMATCH_SECONDS + 5,
+        )
         assert expired["waiting"] == [1]
         state = (await b.http.get(f"/api/tables/{tid}/rematch")).json()
         assert state["state"] == "expired" and state["new_table"] is None
@@ -300,14 +328,18 @@ async def test_games_in_play_are_pushed_to_the_lobby_live(friends_server: Server
         first = await lobby.wait_frame(lambda f: f["type"] == "lobby", since=mark)
         assert isinstance(first["playing"], list)
         tid = await seated_table(a, b)
-        shown = await lobby.wait_frame(lambda f: f["type"] == "lobby_playing"
-                                       and f["table"]["id"] == tid, since=mark)
+        shown = await lobby.wait_frame(
+            lambda f: f["type"] == "lobby_playing" and f["table"]["id"] == tid, since=mark
+        )
         assert shown["table"]["status"] == "playing"
         assert [s["user_id"] for s in shown["table"]["seats"]] == [a.id, b.id]
         for p in (a, b):
             assert (await p.http.post(f"/api/tables/{tid}/leave")).status_code == 200
-        await lobby.wait_frame(lambda f: f["type"] == "lobby_playing_remove"
-                               and f["table"] == tid, since=mark, timeout=30)
+        await lobby.wait_frame(
+            lambda f: f["type"] == "lobby_playing_remove" and f["table"] == tid,
+            since=mark,
+            timeout=30,
+        )
         online = (await lobby.http.get("/api/players/online")).json()
         assert lobby.id in {p["user_id"] for p in online}
     finally:
@@ -319,16 +351,16 @@ async def test_gift_from_the_seat_of_an_opponent_who_is_not_a_friend(
 ) -> None:
     a, b = await people(friends_server, 2)
     try:
-        assert (await b.http.put("/api/me/language", json={"language": "it"})).status_code \
-            == 200
+        assert (await b.http.put("/api/me/language", json={"language": "it"})).status_code == 200
         tid = await seated_table(a, b)
         opponent = a.tables[tid].meta["seats"][1]["user_id"]  # the seat's menu: "Regalar"
         assert opponent == b.id
         mark = len(b.frames)
         r = await a.http.post("/api/gifts", json={"to_user_id": opponent, "sku": "emote_risa"})
         assert r.status_code == 201, r.text
-        pushed = await b.wait_frame(lambda f: f["type"] == "notification"
-                                    and f["kind"] == "gift", since=mark)
+        pushed = await b.wait_frame(
+            lambda f: f["type"] == "notification" and f["kind"] == "gift", since=mark
+        )
         assert pushed["text"] == f"{a.me['username']} ti ha mandato un regalo"
         gift_id = pushed["payload"]["gift_id"]
         assert (await b.http.post(f"/api/gifts/{gift_id}/accept")).status_code == 200
@@ -391,8 +423,9 @@ async def test_rematch_of_a_private_table_charges_its_credit_again(
         snap = await b.watch(new)
         assert snap["meta"]["private"] is True and snap["meta"]["special"] is True
         assert snap["meta"]["host"] == a.id and b.id in snap["meta"]["invited"]
-        await a.until(lambda: any(f["type"] == "wallet" and f["credits"] == 3
-                                  for f in a.frames[mark:]))
+        await a.until(
+            lambda: any(f["type"] == "wallet" and f["credits"] == 3 for f in a.frames[mark:])
+        )
     finally:
         await a.aclose()
         await b.aclose()
@@ -429,8 +462,7 @@ async def test_a_declined_turbo_challenge_gives_its_credit_back(servers: list[Se
     tables."""
     a, b = await registered_pair(servers)
     try:
-        r = await a.http.post("/api/challenges", json={"username": b.me["username"],
-                                                       "turbo": True})
+        r = await a.http.post("/api/challenges", json={"username": b.me["username"], "turbo": True})
         assert r.status_code == 201 and r.json()["special"] is True, r.text
         assert (await a.http.get("/api/wallet")).json()["credits"] == 4
         r = await b.http.post(f"/api/challenges/{r.json()['id']}/decline")
@@ -446,8 +478,9 @@ async def test_rematch_offered_by_both_at_once_opens_one_table(friends_server: S
     a, b = await people(friends_server, 2)
     try:
         tid = await finished_table(a, b)
-        answers = await asyncio.gather(*(p.http.post(f"/api/tables/{tid}/rematch")
-                                         for _ in range(10) for p in (a, b)))
+        answers = await asyncio.gather(
+            *(p.http.post(f"/api/tables/{tid}/rematch") for _ in range(10) for p in (a, b))
+        )
         assert all(r.status_code == 200 for r in answers), [r.text for r in answers]
         final = (await a.http.get(f"/api/tables/{tid}/rematch")).json()
         assert final["state"] == "started" and final["accepted"] == [0, 1]

@@ -23,16 +23,26 @@ SHORT_2P = {"hand_size": 20, "muerto_size": 11, "stock_end": 20}
 SHORT_4P = {"hand_size": 13, "muerto_size": 8, "stock_end": 20}
 
 
-async def seat_players(servers: list[Server], preset: str, players: int,
-                       rules: dict[str, Any], target_score: int = 0,
-                       ) -> tuple[str, list[Player]]:
+async def seat_players(
+    servers: list[Server],
+    preset: str,
+    players: int,
+    rules: dict[str, Any],
+    target_score: int = 0,
+) -> tuple[str, list[Player]]:
     """Each player on a server in turn (so both processes serve seats); returns the table
     id and the players by seat, all watching, the game started."""
     people = [await Player.guest(servers[i % len(servers)].base) for i in range(players)]
     for i, p in enumerate(people):
         await p.connect(servers[i % len(servers)].ws_url)
-    table = await create_table(people[0], preset=preset, players=players, rules=rules,
-                               target_score=target_score, name="spy test")
+    table = await create_table(
+        people[0],
+        preset=preset,
+        players=players,
+        rules=rules,
+        target_score=target_score,
+        name="spy test",
+    )
     tid = table["id"]
     await people[0].watch(tid)
     for seat, p in enumerate(people[1:], start=1):
@@ -45,15 +55,17 @@ async def seat_players(servers: list[Server], preset: str, players: int,
 
 async def play_game(tid: str, people: list[Player], seed: int) -> None:
     rngs = [random.Random(seed * 10 + i) for i in range(len(people))]
-    results = await asyncio.gather(*(p.play_until_over(tid, r) for p, r in zip(people, rngs,
-                                                                                strict=True)))
+    results = await asyncio.gather(
+        *(p.play_until_over(tid, r) for p, r in zip(people, rngs, strict=True))
+    )
     for p, errors in zip(people, results, strict=True):
         assert errors == [], f"seat {p.tables[tid].seat} got refusals: {errors}"
         assert p.problems == []
 
 
-async def check_game(tid: str, people: list[Player], spectators: list[Player],
-                     redis_client: redis.Redis) -> dict[str, Any]:
+async def check_game(
+    tid: str, people: list[Player], spectators: list[Player], redis_client: redis.Redis
+) -> dict[str, Any]:
     game_id = people[0].tables[tid].game_id
     assert game_id
     game = await archived_game(people[0], game_id)
@@ -78,8 +90,9 @@ async def check_game(tid: str, people: list[Player], spectators: list[Player],
 
 
 @pytest.mark.parametrize("preset", ["cerrado", "abierto"])
-async def test_full_two_player_game_no_card_leaks(servers: list[Server], preset: str,
-                                                  redis_sync: redis.Redis) -> None:
+async def test_full_two_player_game_no_card_leaks(
+    servers: list[Server], preset: str, redis_sync: redis.Redis
+) -> None:
     tid, people = await seat_players(servers, preset, 2, SHORT_2P)
     spectator = await Player.guest(servers[1].base)
     await spectator.connect(servers[1].ws_url)
@@ -95,8 +108,9 @@ async def test_full_two_player_game_no_card_leaks(servers: list[Server], preset:
         no_crash(s)
 
 
-async def test_full_four_player_game_no_card_leaks(servers: list[Server],
-                                                   redis_sync: redis.Redis) -> None:
+async def test_full_four_player_game_no_card_leaks(
+    servers: list[Server], redis_sync: redis.Redis
+) -> None:
     tid, people = await seat_players(servers, "cerrado_sucio", 4, SHORT_4P)
     spectator = await Player.guest(servers[0].base)
     await spectator.connect(servers[0].ws_url)

@@ -22,8 +22,16 @@ from tests.tables.harness import ORIGIN, Player, Server, create_table
 from tests.tables.test_games import SHORT_2P, seat_players
 
 ERROR_CODES = {
-    "bad_json", "bad_message", "bad_card", "table_not_found", "table_not_playing",
-    "not_seated", "not_your_turn", "must_draw_first", "not_invited", "card_not_in_hand",
+    "bad_json",
+    "bad_message",
+    "bad_card",
+    "table_not_found",
+    "table_not_playing",
+    "not_seated",
+    "not_your_turn",
+    "must_draw_first",
+    "not_invited",
+    "card_not_in_hand",
     "rate_limited",
 }
 
@@ -36,11 +44,25 @@ def garbage(tid: str, finished: str, private: str) -> list[str | dict[str, Any]]
     """Frames anyone may send: none may change anything."""
     cmd = {"type": "command", "table": tid, "cid": "h1", "command": {"type": "draw"}}
     return [
-        "{", "nul", "[]", "42", '"text"', '{"type": }', "\x00\x01", "{" * 3000,
-        "[" * 2000 + "]" * 2000, '{"type": "ping", "type": "explode"}',
-        {"type": "explode"}, {"type": "command"}, {"type": None}, {"nope": 1},
-        {**cmd, "seat": 0}, {**cmd, "table": "../../etc"}, {**cmd, "cid": "bad cid!"},
-        {**cmd, "cid": "x" * 65}, {**cmd, "command": {"type": "shuffle"}},
+        "{",
+        "nul",
+        "[]",
+        "42",
+        '"text"',
+        '{"type": }',
+        "\x00\x01",
+        "{" * 3000,
+        "[" * 2000 + "]" * 2000,
+        '{"type": "ping", "type": "explode"}',
+        {"type": "explode"},
+        {"type": "command"},
+        {"type": None},
+        {"nope": 1},
+        {**cmd, "seat": 0},
+        {**cmd, "table": "../../etc"},
+        {**cmd, "cid": "bad cid!"},
+        {**cmd, "cid": "x" * 65},
+        {**cmd, "command": {"type": "shuffle"}},
         {**cmd, "command": {"type": "take_discard", "depth": 500}},
         {**cmd, "command": {"type": "add", "team": 9, "meld": 0, "cards": ["AS"]}},
         {**cmd, "command": {"type": "meld", "cards": []}},
@@ -63,8 +85,9 @@ def as_text(frame: str | dict[str, Any]) -> str:
     return frame if isinstance(frame, str) else orjson.dumps(frame).decode()
 
 
-async def hostile_socket(player: Player, server: Server, frames: list[str | dict[str, Any]],
-                         replay: dict[str, int]) -> tuple[int, list[dict[str, Any]]]:
+async def hostile_socket(
+    player: Player, server: Server, frames: list[str | dict[str, Any]], replay: dict[str, int]
+) -> tuple[int, list[dict[str, Any]]]:
     """Send ``frames`` (paced under the limit) on a new socket; return how many were sent
     and the replies. ``replay`` maps replayed command ids to the version they made."""
     tab = player.tab()
@@ -86,11 +109,14 @@ async def hostile_socket(player: Player, server: Server, frames: list[str | dict
     return len(frames), replies
 
 
-async def expect_close(server: Server, player: Player, payloads: list[str | bytes],
-                       pace: float = 0.0) -> int | None:
+async def expect_close(
+    server: Server, player: Player, payloads: list[str | bytes], pace: float = 0.0
+) -> int | None:
     ws = await websockets.connect(
-        server.ws_url, additional_headers={"Cookie": f"buraco_session={player.cookie}",
-                                           "Origin": ORIGIN}, ping_interval=None)
+        server.ws_url,
+        additional_headers={"Cookie": f"buraco_session={player.cookie}", "Origin": ORIGIN},
+        ping_interval=None,
+    )
     codes: list[str] = []
     try:
         for payload in payloads:
@@ -125,17 +151,29 @@ async def finished_table(server: Server) -> str:
 
 
 IMPOSSIBLE: list[dict[str, Any]] = [
-    {"rules": {"hand_size": 50}}, {"rules": {"muertos": 3}}, {"rules": {"nonsense": 1}},
-    {"rules": {"discard_pile": "sideways"}}, {"rules": {"hand_size": "big"}},
+    {"rules": {"hand_size": 50}},
+    {"rules": {"muertos": 3}},
+    {"rules": {"nonsense": 1}},
+    {"rules": {"discard_pile": "sideways"}},
+    {"rules": {"hand_size": "big"}},
     {"players": 4, "rules": {"hand_size": 20, "muerto_size": 20}},
-    {"preset": "poker"}, {"players": 3}, {"players": 5}, {"bet": 5}, {"target_score": -1},
-    {"rules": {"jokers": 2}}, {"rules": {"group_max": 2}}, {"seat": 7}, {"rules": []},
-    {"name": "x" * 500}, {"surprise": True},
+    {"preset": "poker"},
+    {"players": 3},
+    {"players": 5},
+    {"bet": 5},
+    {"target_score": -1},
+    {"rules": {"jokers": 2}},
+    {"rules": {"group_max": 2}},
+    {"seat": 7},
+    {"rules": []},
+    {"name": "x" * 500},
+    {"surprise": True},
 ]
 
 
-async def test_a_thousand_hostile_frames_change_nothing(servers: list[Server],
-                                                        redis_sync: redis.Redis) -> None:
+async def test_a_thousand_hostile_frames_change_nothing(
+    servers: list[Server], redis_sync: redis.Redis
+) -> None:
     tid, people = await seat_players(servers, "cerrado", 2, SHORT_2P)
     outsider = await Player.guest(servers[0].base)
     closed_table = await finished_table(servers[1])
@@ -160,22 +198,39 @@ async def test_a_thousand_hostile_frames_change_nothing(servers: list[Server],
         common = garbage(tid, closed_table, private)
         cmd = {"type": "command", "table": tid}
         out_of_turn = [
-            {**cmd, "cid": f"w{i}", "command": c} for i, c in enumerate(
-                [{"type": "draw"}, {"type": "discard", "card": "AS"},
-                 {"type": "take_discard", "meld": ["AS", "AS"]},
-                 {"type": "meld", "cards": ["3H", "4H", "5H"]}, {"type": "discard", "card": "ZZ"},
-                 {"type": "draw"}, {"type": "draw"}])
-        ] + [{**cmd, "cid": "real-1", "command": {"type": "draw"}},
-             {**cmd, "cid": "real-2", "command": {"type": "discard", "card": card}}]
+            {**cmd, "cid": f"w{i}", "command": c}
+            for i, c in enumerate(
+                [
+                    {"type": "draw"},
+                    {"type": "discard", "card": "AS"},
+                    {"type": "take_discard", "meld": ["AS", "AS"]},
+                    {"type": "meld", "cards": ["3H", "4H", "5H"]},
+                    {"type": "discard", "card": "ZZ"},
+                    {"type": "draw"},
+                    {"type": "draw"},
+                ]
+            )
+        ] + [
+            {**cmd, "cid": "real-1", "command": {"type": "draw"}},
+            {**cmd, "cid": "real-2", "command": {"type": "discard", "card": card}},
+        ]
         before_draw = [
-            {**cmd, "cid": f"m{i}", "command": c} for i, c in enumerate(
-                [{"type": "discard", "card": hand[0]}, {"type": "meld", "cards": hand[:3]},
-                 {"type": "add", "team": 0, "meld": 0, "cards": hand[:1]},
-                 {"type": "discard", "card": "1X"}, {"type": "meld", "cards": ["QQ", "AS"]}])
+            {**cmd, "cid": f"m{i}", "command": c}
+            for i, c in enumerate(
+                [
+                    {"type": "discard", "card": hand[0]},
+                    {"type": "meld", "cards": hand[:3]},
+                    {"type": "add", "team": 0, "meld": 0, "cards": hand[:1]},
+                    {"type": "discard", "card": "1X"},
+                    {"type": "meld", "cards": ["QQ", "AS"]},
+                ]
+            )
         ]
         outsider_only = [
-            {**cmd, "cid": "o1", "command": {"type": "draw"}}, {"type": "legal", "table": tid},
-            {"type": "leave", "table": tid}, {"type": "watch", "table": private},
+            {**cmd, "cid": "o1", "command": {"type": "draw"}},
+            {"type": "legal", "table": tid},
+            {"type": "leave", "table": tid},
+            {"type": "watch", "table": private},
         ]
         plans = [
             (waiter, servers[0], common + out_of_turn),
@@ -212,8 +267,7 @@ async def test_a_thousand_hostile_frames_change_nothing(servers: list[Server],
                 await asyncio.wait_for(ws.recv(), 5)
             assert (ws.close_code, ws.close_reason) == (4003, "bad_origin")
         with pytest.raises(websockets.InvalidStatus):
-            async with websockets.connect(servers[0].ws_url,
-                                          additional_headers={"Origin": ORIGIN}):
+            async with websockets.connect(servers[0].ws_url, additional_headers={"Origin": ORIGIN}):
                 pass
 
         # Impossible tables over REST: 422 with a code, never a 500, nothing created.

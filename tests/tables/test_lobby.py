@@ -47,8 +47,9 @@ async def test_quick_play_fills_with_bots_after_the_chosen_wait(servers: list[Se
     a = await Player.guest(servers[0].base)
     try:
         await a.connect(servers[0].ws_url)
-        r = await a.http.post("/api/quickplay", json={"preset": "burraco", "players": 4,
-                                                      "bots_after_seconds": 0.5})
+        r = await a.http.post(
+            "/api/quickplay", json={"preset": "burraco", "players": 4, "bots_after_seconds": 0.5}
+        )
         assert r.status_code == 200, r.text
         tid = r.json()["id"]
         await a.watch(tid)
@@ -60,7 +61,8 @@ async def test_quick_play_fills_with_bots_after_the_chosen_wait(servers: list[Se
 
 
 async def test_quick_play_fills_with_bots_at_once_when_nobody_else_is_online(
-        servers: list[Server], redis_sync: redis.Redis) -> None:
+    servers: list[Server], redis_sync: redis.Redis
+) -> None:
     """The wait is for a player who might come: alone online, the bots sit at once; with
     someone else online the chosen wait applies."""
     a, b = await Player.guest(servers[0].base), await Player.guest(servers[1].base)
@@ -104,8 +106,7 @@ async def test_challenge_accepted(servers: list[Server]) -> None:
         assert r.status_code == 201, r.text
         table = r.json()
         assert table["private"] is True and table["kind"] == "challenge"
-        challenge = await b.wait_frame(lambda f: f["type"] == "challenge", since=mark_b,
-                                       timeout=3)
+        challenge = await b.wait_frame(lambda f: f["type"] == "challenge", since=mark_b, timeout=3)
         assert challenge["table"]["id"] == table["id"]
         assert challenge["from"] == {"id": a.id, "name": a.me["username"]}
         # Private: not in the lobby, not for others to accept or watch.
@@ -116,8 +117,9 @@ async def test_challenge_accepted(servers: list[Server]) -> None:
         mark_a = len(a.frames)
         r = await b.http.post(f"/api/challenges/{table['id']}/accept")
         assert r.status_code == 200, r.text
-        accepted = await a.wait_frame(lambda f: f["type"] == "challenge_accepted",
-                                      since=mark_a, timeout=3)
+        accepted = await a.wait_frame(
+            lambda f: f["type"] == "challenge_accepted", since=mark_a, timeout=3
+        )
         assert accepted["table"] == table["id"] and accepted["by"]["id"] == b.id
         snap = await b.watch(table["id"])
         assert snap["type"] == "snapshot" and snap["meta"]["status"] == "playing"
@@ -131,16 +133,18 @@ async def test_challenge_declined(servers: list[Server]) -> None:
     a, b = await registered_pair(servers)
     try:
         mark_b = len(b.frames)
-        r = await a.http.post("/api/challenges", json={"username": b.me["username"],
-                                                       "preset": "abierto"})
+        r = await a.http.post(
+            "/api/challenges", json={"username": b.me["username"], "preset": "abierto"}
+        )
         assert r.status_code == 201, r.text
         tid = r.json()["id"]
         await b.wait_frame(lambda f: f["type"] == "challenge", since=mark_b, timeout=3)
         mark_a = len(a.frames)
         r = await b.http.post(f"/api/challenges/{tid}/decline")
         assert r.status_code == 200 and r.json()["declined"] is True, r.text
-        declined = await a.wait_frame(lambda f: f["type"] == "challenge_declined",
-                                      since=mark_a, timeout=3)
+        declined = await a.wait_frame(
+            lambda f: f["type"] == "challenge_declined", since=mark_a, timeout=3
+        )
         assert declined["table"] == tid and declined["by"]["id"] == b.id
         r = await b.http.post(f"/api/challenges/{tid}/accept")
         assert r.status_code == 409, r.text
@@ -157,8 +161,9 @@ async def test_simultaneous_quick_plays_meet_at_one_table(servers: list[Server])
     a, b = await Player.guest(servers[0].base), await Player.guest(servers[1].base)
     try:
         body = {"preset": "brasil", "players": 2}  # a modality no other test plays quick
-        ra, rb = await asyncio.gather(a.http.post("/api/quickplay", json=body),
-                                      b.http.post("/api/quickplay", json=body))
+        ra, rb = await asyncio.gather(
+            a.http.post("/api/quickplay", json=body), b.http.post("/api/quickplay", json=body)
+        )
         assert ra.status_code == 200, ra.text
         assert rb.status_code == 200, rb.text
         assert ra.json()["id"] == rb.json()["id"]
@@ -175,8 +180,9 @@ async def test_games_in_progress_are_listed_for_spectators(servers: list[Server]
     try:
         await a.connect(servers[0].ws_url)
         await b.connect(servers[1].ws_url)
-        r = await a.http.post("/api/quickplay", json={"preset": "cerrado", "players": 2,
-                                                      "bots_after_seconds": 0})
+        r = await a.http.post(
+            "/api/quickplay", json={"preset": "cerrado", "players": 2, "bots_after_seconds": 0}
+        )
         tid = r.json()["id"]
         await a.watch(tid)
         await a.until(lambda: a.tables[tid].status == "playing", timeout=10)
@@ -200,14 +206,21 @@ async def test_bots_carry_the_chosen_strength(servers: list[Server]) -> None:
     a = await Player.guest(servers[0].base)
     try:
         await a.connect(servers[0].ws_url)
-        bad = await a.http.post("/api/quickplay", json={"preset": "cerrado", "players": 4,
-                                                        "bot_strength": "godlike"})
+        bad = await a.http.post(
+            "/api/quickplay", json={"preset": "cerrado", "players": 4, "bot_strength": "godlike"}
+        )
         error = bad.json()["error"]
         assert bad.status_code == 422 and error["code"] == "validation_error"
         assert "bot_strength" in error["message"] and "'strong'" in error["message"]
-        r = await a.http.post("/api/quickplay", json={"preset": "burraco", "players": 2,
-                                                      "bots_after_seconds": 0,
-                                                      "bot_strength": "easy"})
+        r = await a.http.post(
+            "/api/quickplay",
+            json={
+                "preset": "burraco",
+                "players": 2,
+                "bots_after_seconds": 0,
+                "bot_strength": "easy",
+            },
+        )
         assert r.status_code == 200, r.text
         tid = r.json()["id"]
         await a.watch(tid)

@@ -22,12 +22,21 @@ async def until_true(pred: Any, timeout: float = 20) -> None:
 
 
 async def test_a_saturated_process_refuses_new_tables_keeps_its_own_and_is_not_swept(
-        pg_url: str, own_redis: str, tmp_path: Path) -> None:
+    pg_url: str, own_redis: str, tmp_path: Path
+) -> None:
     dead_after = 2
-    busy = start_servers(1, pg_url, own_redis, tmp_path / "busy", **LONG,
-                         max_tables_per_process=1, process_dead_after_seconds=dead_after)[0]
-    free = start_servers(1, pg_url, own_redis, tmp_path / "free", **LONG,
-                         process_dead_after_seconds=dead_after)[0]
+    busy = start_servers(
+        1,
+        pg_url,
+        own_redis,
+        tmp_path / "busy",
+        **LONG,
+        max_tables_per_process=1,
+        process_dead_after_seconds=dead_after,
+    )[0]
+    free = start_servers(
+        1, pg_url, own_redis, tmp_path / "free", **LONG, process_dead_after_seconds=dead_after
+    )[0]
     host = await Player.guest(busy.base)
     other = await Player.guest(busy.base)
     rival = await Player.guest(free.base)
@@ -38,9 +47,11 @@ async def test_a_saturated_process_refuses_new_tables_keeps_its_own_and_is_not_s
         await host.watch(tid)  # the busy process now serves its one table: saturated
         ready = await host.http.get("/readyz")
         assert ready.status_code == 503 and "saturated" in ready.json()["error"]["message"]
-        for refused in (await other.http.post("/api/tables", json={"name": "more"}),
-                        await other.http.post(f"/api/tables/{tid}/sit", json={"seat": 1}),
-                        await other.http.post("/api/quickplay", json={})):
+        for refused in (
+            await other.http.post("/api/tables", json={"name": "more"}),
+            await other.http.post(f"/api/tables/{tid}/sit", json={"seat": 1}),
+            await other.http.post("/api/quickplay", json={}),
+        ):
             assert refused.status_code == 503, refused.text
             assert refused.json()["error"]["code"] == "server_busy"
             assert refused.headers["retry-after"] == "1"
@@ -56,8 +67,9 @@ async def test_a_saturated_process_refuses_new_tables_keeps_its_own_and_is_not_s
         procs = {m.decode(): s for m, s in redis_sync.zrange("procs", 0, -1, withscores=True)}
         assert len(procs) == 2 and all(time.time() - s < dead_after for s in procs.values())
         conns = redis_sync.hgetall(f"{{t:{tid}}}:conns")
-        assert any(k.decode().startswith(f"{host.id}@") and int(v) == 1
-                   for k, v in conns.items())  # never swept: its socket still counted
+        assert any(
+            k.decode().startswith(f"{host.id}@") and int(v) == 1 for k, v in conns.items()
+        )  # never swept: its socket still counted
     finally:
         await close_all([host, other, rival], [busy, free])
         redis_sync.close()
@@ -65,10 +77,19 @@ async def test_a_saturated_process_refuses_new_tables_keeps_its_own_and_is_not_s
 
 @pytest.mark.parametrize("grace", [1])
 async def test_a_table_left_to_bots_that_nobody_watches_ends_void(
-        pg_url: str, own_redis: str, tmp_path: Path, grace: int) -> None:
-    server = start_servers(1, pg_url, own_redis, tmp_path / "idle", turn_seconds=300,
-                           turbo_turn_seconds=300, disconnect_grace_seconds=grace,
-                           idle_table_check_seconds=1, bot_delay_seconds=0.3)[0]
+    pg_url: str, own_redis: str, tmp_path: Path, grace: int
+) -> None:
+    server = start_servers(
+        1,
+        pg_url,
+        own_redis,
+        tmp_path / "idle",
+        turn_seconds=300,
+        turbo_turn_seconds=300,
+        disconnect_grace_seconds=grace,
+        idle_table_check_seconds=1,
+        bot_delay_seconds=0.3,
+    )[0]
     person = await Player.guest(server.base)
     spectator = await Player.guest(server.base)
     try:

@@ -25,16 +25,21 @@ SLACK = 10.0  # a loaded 2-core machine
 async def test_a_game_lost_with_redis_is_refunded_and_void(
     pg_url: str, own_redis: str, tmp_path: Path
 ) -> None:
-    servers = start_servers(2, pg_url, own_redis, tmp_path, turn_seconds=300,
-                            reconcile_grace_seconds=GRACE,
-                            reconcile_interval_seconds=INTERVAL)
+    servers = start_servers(
+        2,
+        pg_url,
+        own_redis,
+        tmp_path,
+        turn_seconds=300,
+        reconcile_grace_seconds=GRACE,
+        reconcile_interval_seconds=INTERVAL,
+    )
     engine = create_engine(pg_url)
     maker = create_sessionmaker(engine)
     people: list[Player] = []
     try:
         host, guest = people = [await Player.guest(s.base) for s in servers]
-        start = await coins(maker, host.id) or (await host.http.get("/api/wallet")).json()[
-            "coins"]
+        start = await coins(maker, host.id) or (await host.http.get("/api/wallet")).json()["coins"]
         assert (await guest.http.get("/api/wallet")).json()["coins"] == start
         r = await host.http.post("/api/tables", json={"players": 2, "bet": MIN_BET})
         assert r.status_code == 201, r.text
@@ -69,8 +74,9 @@ async def test_a_game_lost_with_redis_is_refunded_and_void(
             assert len(voided) == 1 and voided[0]["payload"]["game_id"] == game
             assert voided[0]["payload"]["amount"] == MIN_BET
         async with maker() as db:
-            stakes = (await db.execute(select(GameBet.stakes).where(
-                GameBet.game_id == game))).scalar_one()
+            stakes = (
+                await db.execute(select(GameBet.stakes).where(GameBet.game_id == game))
+            ).scalar_one()
         assert set(map(int, stakes)) == {host.id, guest.id}
         print(f"refunded {took:.1f} s after the flush")  # noqa: T201
         await assert_conserved(maker)

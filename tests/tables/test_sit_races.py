@@ -31,8 +31,10 @@ async def maker(pg_url: str) -> AsyncIterator[async_sessionmaker[AsyncSession]]:
 
 async def both_processes(p: Player, servers: list[Server]) -> list[httpx.AsyncClient]:
     """The player's cookie on a client per process."""
-    return [httpx.AsyncClient(base_url=s.base, cookies={"buraco_session": p.cookie},
-                              timeout=20) for s in servers]
+    return [
+        httpx.AsyncClient(base_url=s.base, cookies={"buraco_session": p.cookie}, timeout=20)
+        for s in servers
+    ]
 
 
 async def table_of(host: Player, bet: int) -> str:
@@ -59,7 +61,8 @@ async def test_fifty_sits_over_two_processes(
         t0 = time.monotonic()
         *answers, other_took = await asyncio.gather(
             *(clients[i % 2].post(f"/api/tables/{table}/sit", json={}) for i in range(50)),
-            other_wallet())
+            other_wallet(),
+        )
         took = time.monotonic() - t0
         codes = Counter(r.status_code for r in answers)
         assert took < 5.0 and codes[200] == 1 and codes[500] == 0, (took, codes)
@@ -86,7 +89,8 @@ async def test_racing_sits_over_two_processes_keep_the_winners_hold(
         try:
             table, second = await table_of(host, START), await table_of(other_host, START)
             answers = await asyncio.gather(
-                *(clients[i % 2].post(f"/api/tables/{table}/sit", json={}) for i in range(6)))
+                *(clients[i % 2].post(f"/api/tables/{table}/sit", json={}) for i in range(6))
+            )
             codes = Counter(r.status_code for r in answers)
             assert codes[200] == 1 and codes[500] == 0, (rnd, codes)
             assert await balance(maker, f"hold:{table}:{me.id}") == START, rnd

@@ -22,10 +22,14 @@ EVENTS = 1_000
 
 
 @pytest.fixture(scope="module")
-def server(pg_url: str, own_redis: str, tmp_path_factory: pytest.TempPathFactory,
-           ) -> Iterator[Server]:
-    procs = start_servers(1, pg_url, own_redis, tmp_path_factory.mktemp("slow"),
-                          economy_enabled="false")
+def server(
+    pg_url: str,
+    own_redis: str,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[Server]:
+    procs = start_servers(
+        1, pg_url, own_redis, tmp_path_factory.mktemp("slow"), economy_enabled="false"
+    )
     yield procs[0]
     procs[0].stop()
 
@@ -52,10 +56,14 @@ def never_reading_socket(port: int, cookie: str, table: str) -> socket.socket:
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # before connect: the window
     sock.connect(("127.0.0.1", port))
     key = base64.b64encode(os.urandom(16)).decode()
-    sock.sendall((f"GET /ws HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
-                  f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
-                  f"Sec-WebSocket-Version: 13\r\nOrigin: {ORIGIN}\r\n"
-                  f"Cookie: buraco_session={cookie}\r\n\r\n").encode())
+    sock.sendall(
+        (
+            f"GET /ws HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
+            f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+            f"Sec-WebSocket-Version: 13\r\nOrigin: {ORIGIN}\r\n"
+            f"Cookie: buraco_session={cookie}\r\n\r\n"
+        ).encode()
+    )
     head = b""
     while b"\r\n\r\n" not in head:
         head += sock.recv(1)
@@ -87,8 +95,7 @@ async def churn(player: Player, table: str, seat: int, rounds: int) -> None:
         assert r.status_code == 200, r.text
 
 
-async def test_a_client_that_never_reads_is_dropped_and_memory_stays_flat(
-        server: Server) -> None:
+async def test_a_client_that_never_reads_is_dropped_and_memory_stays_flat(server: Server) -> None:
     host = await Player.guest(server.base)
     movers = [await Player.guest(server.base) for _ in range(2)]
     lazy = await Player.guest(server.base)
@@ -101,14 +108,15 @@ async def test_a_client_that_never_reads_is_dropped_and_memory_stays_flat(
         started = time.monotonic()
         # 2 players sit down and stand up (never all four seats: no game starts), 2 table
         # events a round, 1,000 events in all.
-        await asyncio.gather(*(churn(m, table, i + 1, EVENTS // 4)
-                               for i, m in enumerate(movers)))
+        await asyncio.gather(*(churn(m, table, i + 1, EVENTS // 4) for i, m in enumerate(movers)))
         elapsed = time.monotonic() - started
         after = rss_kib(server.proc.pid)
         gone = await asyncio.to_thread(dropped, sock, 10)
         sock.close()
-        print(f"\n{EVENTS} events in {elapsed:.1f}s; server RSS {before} KiB -> {after} KiB "
-              f"({after - before:+d} KiB); never-reading socket dropped: {gone}")
+        print(
+            f"\n{EVENTS} events in {elapsed:.1f}s; server RSS {before} KiB -> {after} KiB "
+            f"({after - before:+d} KiB); never-reading socket dropped: {gone}"
+        )
         assert gone, "the server kept a socket that stopped reading"
         assert "too_slow" in server.log()
         assert after - before < 4096, (before, after)  # flat: well under 4 MiB of growth

@@ -38,20 +38,26 @@ async def _registered(base: str, name: str) -> Player:
 async def _second_session(p: Player, base: str) -> Player:
     """The same account signed in again elsewhere: its own cookie, its own session."""
     http = httpx.AsyncClient(base_url=base, timeout=20)
-    r = await http.post("/api/auth/login", json={"username": p.me["username"],
-                                                 "password": "secret-pass-1"})
+    r = await http.post(
+        "/api/auth/login", json={"username": p.me["username"], "password": "secret-pass-1"}
+    )
     assert r.status_code == 200, r.text
     return Player(base, r.json(), http)
 
 
 async def test_foreign_origin_socket_is_closed_4003_and_own_origin_on_any_port_works(
-        servers: list[Server]) -> None:
+    servers: list[Server],
+) -> None:
     a = servers[0]
     p = await Player.guest(a.base)
     try:
         async with websockets.connect(
-                a.ws_url, additional_headers={"Cookie": f"buraco_session={p.cookie}",
-                                              "Origin": "http://evil.example"}) as ws:
+            a.ws_url,
+            additional_headers={
+                "Cookie": f"buraco_session={p.cookie}",
+                "Origin": "http://evil.example",
+            },
+        ) as ws:
             with pytest.raises(websockets.ConnectionClosed):
                 await asyncio.wait_for(ws.recv(), 5)
             assert (ws.close_code, ws.close_reason) == (4003, "bad_origin")
@@ -63,8 +69,7 @@ async def test_foreign_origin_socket_is_closed_4003_and_own_origin_on_any_port_w
         await p.aclose()
 
 
-async def test_logout_closes_that_sessions_sockets_on_both_processes(
-        servers: list[Server]) -> None:
+async def test_logout_closes_that_sessions_sockets_on_both_processes(servers: list[Server]) -> None:
     a, b = servers
     p = await _registered(a.base, "out")
     tab = p.tab()
@@ -95,8 +100,10 @@ async def test_password_change_ends_the_other_sessions_sockets(servers: list[Ser
     try:
         await p.connect(a.ws_url)
         await other.connect(b.ws_url)
-        r = await p.http.post("/api/auth/password", json={
-            "current_password": "secret-pass-1", "new_password": "another-pass-2"})
+        r = await p.http.post(
+            "/api/auth/password",
+            json={"current_password": "secret-pass-1", "new_password": "another-pass-2"},
+        )
         assert r.status_code == 204, r.text
         assert await _closed(other, 1.5) == SESSION_ENDED
         await _alive(p)
@@ -113,8 +120,10 @@ async def test_claiming_a_guest_ends_the_guest_sessions_sockets(servers: list[Se
     try:
         await p.connect(a.ws_url)
         await tab.connect(b.ws_url)
-        r = await p.http.post("/api/auth/claim", json={
-            "username": f"claimed{time.monotonic_ns() % 10**8}", "password": "secret-pass-1"})
+        r = await p.http.post(
+            "/api/auth/claim",
+            json={"username": f"claimed{time.monotonic_ns() % 10**8}", "password": "secret-pass-1"},
+        )
         assert r.status_code == 200, r.text
         assert await _closed(p, 1.5) == SESSION_ENDED
         assert await _closed(tab, 1.5) == SESSION_ENDED
@@ -128,8 +137,11 @@ async def test_an_expiring_session_closes_its_socket(servers: list[Server], pg_u
     p = await Player.guest(servers[0].base)
     conn = await asyncpg.connect(asyncpg_dsn(pg_url))
     try:
-        await conn.execute("UPDATE sessions SET expires_at = $1 WHERE user_id = $2",
-                           datetime.now(UTC) + timedelta(seconds=3), p.id)
+        await conn.execute(
+            "UPDATE sessions SET expires_at = $1 WHERE user_id = $2",
+            datetime.now(UTC) + timedelta(seconds=3),
+            p.id,
+        )
         await p.connect(servers[1].ws_url)
         await _alive(p)
         assert await _closed(p, 6) == SESSION_ENDED
@@ -156,10 +168,19 @@ async def test_at_most_8_sockets_per_user_the_oldest_closed_4008(servers: list[S
 
 
 @pytest.fixture(scope="module")
-def capped(pg_url: str, own_redis: str, tmp_path_factory: pytest.TempPathFactory,
-           ) -> Iterator[Server]:
-    procs = start_servers(1, pg_url, own_redis, tmp_path_factory.mktemp("capped"),
-                          ws_max_sockets_per_ip=3, economy_enabled="false")
+def capped(
+    pg_url: str,
+    own_redis: str,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[Server]:
+    procs = start_servers(
+        1,
+        pg_url,
+        own_redis,
+        tmp_path_factory.mktemp("capped"),
+        ws_max_sockets_per_ip=3,
+        economy_enabled="false",
+    )
     yield procs[0]
     procs[0].stop()
 
@@ -170,9 +191,12 @@ async def test_sockets_per_client_address_are_capped(capped: Server) -> None:
         for p in people[:3]:
             await p.connect(capped.ws_url)
         async with websockets.connect(
-                capped.ws_url, additional_headers={
-                    "Cookie": f"buraco_session={people[3].cookie}",
-                    "Origin": capped.base}) as ws:
+            capped.ws_url,
+            additional_headers={
+                "Cookie": f"buraco_session={people[3].cookie}",
+                "Origin": capped.base,
+            },
+        ) as ws:
             with pytest.raises(websockets.ConnectionClosed):
                 await asyncio.wait_for(ws.recv(), 5)
             assert (ws.close_code, ws.close_reason) == (4008, "too_many_sockets")

@@ -24,8 +24,9 @@ async def test_a_stranger_cannot_lock_the_owner_out(app: FastAPI) -> None:
     async with _from(app, "10.0.0.1") as owner, _from(app, "10.6.6.6") as stranger:
         await register(owner, "Olivia")
         owner.cookies.clear()
-        codes = [(await stranger.post("/api/auth/login", json=WRONG)).status_code
-                 for _ in range(10)]
+        codes = [
+            (await stranger.post("/api/auth/login", json=WRONG)).status_code for _ in range(10)
+        ]
         # Tight per (username, address): 5 wrong guesses, then that address waits.
         assert codes == [401] * 5 + [429] * 5, codes
         r = await stranger.post("/api/auth/login", json=RIGHT)
@@ -39,8 +40,7 @@ async def test_a_stranger_cannot_lock_the_owner_out(app: FastAPI) -> None:
 
 
 @pytest.mark.parametrize("settings_overrides", [{"login_limit_per_username": 20}])
-async def test_guessing_from_many_addresses_backs_off_but_not_for_the_owner(
-        app: FastAPI) -> None:
+async def test_guessing_from_many_addresses_backs_off_but_not_for_the_owner(app: FastAPI) -> None:
     async with _from(app, "10.0.0.1") as owner:
         await register(owner, "Olivia")
         owner.cookies.clear()
