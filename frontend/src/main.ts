@@ -1,8 +1,8 @@
 // Boot, the shell (header, connection banner) and the hash router.
 import "./styles.css";
-import { get, post, errorText } from "./api";
+import { api, get, post, errorText } from "./api";
 import { h, mount, raw, fmt } from "./dom";
-import { LANGS, onLang, setLang, lang, t, tk, type Lang } from "./i18n";
+import { LANGS, clockTime, dayWord, initLang, num, onLang, serverLang, setLang, lang, t, tk, type Lang } from "./i18n";
 import { backoff, CLOSE, socket } from "./socket";
 import { app, changed, onChange, refreshEquipped, refreshUnread, refreshWallet, setWallet, avatarFor, notifParams } from "./state";
 import { toast, coinIcon, gemIcon } from "./ui";
@@ -188,6 +188,7 @@ async function boot(): Promise<void> {
     app.me = null;
   }
   if (app.me) {
+    tellLanguage();
     socket.start();
     refreshWallet();
     refreshUnread();
@@ -196,22 +197,28 @@ async function boot(): Promise<void> {
   route();
 }
 
-function start(): void {
+/** The server writes its own strings (table names, notifications) in our language. */
+function tellLanguage(): void {
+  if (app.me) api("PUT", "/api/me/language", { language: serverLang() }).catch(() => undefined);
+}
+
+async function start(): Promise<void> {
+  await initLang();
   mount(root, h("a", { href: "#main", class: "skip" }, t("nav.skip")), header, banner, main);
   onLang(() => {
     (root.firstChild as HTMLElement).textContent = t("nav.skip");
     renderHeader();
     renderBanner();
     current?.render();
+    tellLanguage();
   });
   onChange(() => renderHeader());
   socket.onState(renderBanner);
   socket.onSessionEnded(sessionEnded);
   personalFrames();
   window.addEventListener("hashchange", route);
-  document.documentElement.lang = lang();
   // Test hooks: tests drive the pseudo-language and read the socket state.
-  (window as any).__buraco = { socket, setLang, app, errorText, backoff };
+  (window as any).__buraco = { socket, setLang, app, errorText, backoff, i18n: { t, num, dayWord, clockTime } };
   boot();
 }
 

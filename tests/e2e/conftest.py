@@ -170,6 +170,8 @@ def _contexts(browser: object, base: str) -> Iterator[object]:
     contexts = []
 
     def make(width: int = 1280, height: int = 860, **kwargs: object) -> object:
+        # The client starts in the browser's language: tests read Spanish unless they ask.
+        kwargs.setdefault("locale", "es-ES")
         ctx = browser.new_context(  # type: ignore[attr-defined]
             base_url=base, viewport={"width": width, "height": height}, **kwargs
         )

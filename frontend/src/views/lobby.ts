@@ -2,7 +2,7 @@
 // table list with filters, "Crear partida", online players and the lobby chat.
 import { get, post, errorText } from "../api";
 import { h, mount, raw, fmt, keepFocus } from "../dom";
-import { t } from "../i18n";
+import { clockTime, dayWord, t } from "../i18n";
 import { PRESET_NAMES } from "../presets";
 import { socket } from "../socket";
 import { app, changed, onChange, refreshWallet, setWallet } from "../state";
@@ -150,7 +150,7 @@ export function lobbyView(el: HTMLElement): View {
         h("div", null, h("span", { class: "big", "data-raw": "" }, fmt(w.credits)), h("span", { class: "muted" }, t("wallet.credits")))),
       ready
         ? h("button", { type: "button", class: "btn gold", id: "daily-bonus", onclick: bonus }, t("wallet.bonus"))
-        : h("p", { class: "hint" }, t("wallet.bonusNext", { time: next!.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }) })));
+        : h("p", { class: "hint" }, t("wallet.bonusNext", { day: dayWord(next!), time: clockTime(next!) })));
   }
 
   function invitesCard(): HTMLElement | null {

@@ -314,6 +314,16 @@ function hostChat(node: HTMLElement): (el: HTMLElement | null) => void {
   return fn;
 }
 
+/** Why the hand ended; "you" and "your side" get their own sentences (a name does not
+ * conjugate like "Tú"). */
+function reasonText(s: Screen, r: HandResult, myTeam: number): string {
+  if (r.reason === "closed" && r.closer >= 0 && r.closer === myTeam) {
+    const partners = s.game!.teams.filter((tm) => tm === myTeam).length;
+    return t(partners > 1 ? "result.reason.closedUs" : "result.reason.closedYou");
+  }
+  return tk(`result.reason.${r.reason}`, "result.reason.other", { side: r.closer >= 0 ? sideName(s, r.closer) : "" });
+}
+
 function resultOverlay(s: Screen, r: HandResult, a: Actions): VNode<any> {
   const g = s.game!;
   const myTeam = s.seat !== null ? teamOf(g, s.seat) : -1;
@@ -327,7 +337,7 @@ function resultOverlay(s: Screen, r: HandResult, a: Actions): VNode<any> {
     h("div", { class: "dialog wide" },
       h("header", { class: "dialog-head" }, h("h2", { id: "result-title" }, headline)),
       h("div", { class: "dialog-body" },
-        h("p", { class: "muted" }, tk(`result.reason.${r.reason}`, "result.reason.other", { side: r.closer >= 0 ? side(r.closer) : "" })),
+        h("p", { class: "muted" }, reasonText(s, r, myTeam)),
         scoreSheet(r, side),
         r.match_over ? fairness(s, a) : h("p", { class: "hint" }, t("result.nextHandDealt")),
         h("div", { class: "row end wrap" },

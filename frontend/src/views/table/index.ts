@@ -381,8 +381,8 @@ export function tableView(el: HTMLElement, tableId: string): View {
     if (target.closest("input, textarea, select, [role=dialog]") || e.ctrlKey || e.metaKey || e.altKey) return;
     const key = e.key.toLowerCase();
     const map: Record<string, () => void> = {
-      r: draw, p: () => takePile(), b: meld, d: () => discard(),
-      o: () => { s.sort = s.sort === "suit" ? "rank" : "suit"; paint(); },
+      1: draw, 2: () => takePile(), 3: meld, 4: () => discard(),
+      5: () => { s.sort = s.sort === "suit" ? "rank" : "suit"; paint(); },
       escape: () => { s.selected = []; paint(); },
     };
     if (map[key] && s.game && s.seat !== null) {
