@@ -4,8 +4,9 @@ import { api, get, post, errorText } from "./api";
 import { h, mount, raw, fmt } from "./dom";
 import { LANGS, clockTime, dayWord, initLang, num, onLang, serverLang, setLang, lang, t, tk, type Lang } from "./i18n";
 import { backoff, CLOSE, socket } from "./socket";
-import { app, changed, onChange, refreshEquipped, refreshUnread, refreshWallet, setWallet, avatarFor, notifParams } from "./state";
-import { toast, coinIcon, gemIcon } from "./ui";
+import { app, changed, onChange, refreshEquipped, refreshUnread, refreshWallet, setWallet, avatarFor, notifParams, type Invite } from "./state";
+import { toast, coinIcon, gemIcon, type ToastAction } from "./ui";
+import { answerInvite } from "./invites";
 import { welcomeView } from "./views/welcome";
 import { lobbyView } from "./views/lobby";
 import { shopView } from "./views/shop";
@@ -151,15 +152,23 @@ function sessionEnded(): void {
   toast(t("conn.ended"), "error");
 }
 
+/** Accept / Decline buttons for an invitation's or a challenge's toast. */
+function answers(invite: Invite): ToastAction[] {
+  return [
+    { label: t("common.accept"), cls: "primary toast-accept", run: () => answerInvite(invite, true) },
+    { label: t("common.decline"), cls: "toast-decline", run: () => answerInvite(invite, false) },
+  ];
+}
+
 function personalFrames(): void {
   socket.on("invitation", (f) => {
     app.invites = [...app.invites.filter((i) => i.table.id !== f.table.id), { kind: "invitation", table: f.table, from: f.from }];
-    toast(t("invite.received", { name: f.from.name }));
+    toast(t("invite.received", { name: f.from.name }), "info", answers(app.invites[app.invites.length - 1]));
     changed();
   });
   socket.on("challenge", (f) => {
     app.invites = [...app.invites.filter((i) => i.table.id !== f.table.id), { kind: "challenge", table: f.table, from: f.from }];
-    toast(t("challenge.received", { name: f.from.name }));
+    toast(t("challenge.received", { name: f.from.name }), "info", answers(app.invites[app.invites.length - 1]));
     changed();
   });
   socket.on("challenge_accepted", (f) => {
