@@ -164,6 +164,24 @@ def short_grace_server(
     yield from _serve(env, port, var)
 
 
+@pytest.fixture(scope="package")
+def level_gate_server(
+    server: str, pg_url: str, redis_url: str, frontend_dist: Path,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[str]:
+    """A process on the same database (its own Redis) with the production rule that
+    special tables need level 2 (the main e2e server opens them at level 1)."""
+    db_url, _ = _e2e_urls(pg_url, redis_url)
+    base, _, number = redis_url.rpartition("/")
+    gate_redis = f"{base}/{(int(number) if number.isdigit() else 15) - 6}"
+    _flush(gate_redis)
+    port = free_port()
+    var = tmp_path_factory.mktemp("e2e-gate")
+    env = _server_env(f"http://127.0.0.1:{port}", db_url, gate_redis, frontend_dist, var)
+    env["BURACO_SPECIAL_TABLE_LEVEL"] = "2"
+    yield from _serve(env, port, var)
+
+
 def _contexts(browser: object, base: str) -> Iterator[object]:
     """A maker of browser contexts on `base` (separate cookie jars = separate players),
     closed after the test."""
@@ -194,6 +212,12 @@ def new_context(browser: object, server: str) -> Iterator[object]:
 def grace_context(browser: object, short_grace_server: str) -> Iterator[object]:
     """The same, on the server with a 3-second grace period."""
     yield from _contexts(browser, short_grace_server)
+
+
+@pytest.fixture
+def gate_context(browser: object, level_gate_server: str) -> Iterator[object]:
+    """Browser contexts on the server where special tables need level 2."""
+    yield from _contexts(browser, level_gate_server)
 
 
 @pytest.fixture(scope="session")
