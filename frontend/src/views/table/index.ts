@@ -20,6 +20,7 @@ import { meldLabel } from "./melds";
 import { enabled, finishAll, measure } from "./motion";
 import { baseView, moveText } from "./sheet";
 import { play } from "./sound";
+import { EMOTE_SHOWN_MS } from "./emotes";
 
 // Paint-latency probes read by the browser tests: ms from a frame's arrival to the end of
 // the animation frame that painted it, and the cost of each render.
@@ -31,6 +32,7 @@ export function tableView(el: HTMLElement, tableId: string): View {
     tableId, meta: null, seat: null, game: null, legal: [], selected: [], notice: "", noticeKind: "info",
     sort: (localStorage.getItem("buraco.sort") as Sort) || "suit", last: null, freshKey: null, moves: [],
     shownResult: null, deadline: null, verifyState: "idle", missing: "", sideOpen: false, now: socket.serverNow(),
+    emotes: {}, emoteOpen: false, ownedEmotes: [],
   };
   const chat = chatPanel(tableId, { compact: true });
   let seq = 0;
@@ -92,6 +94,9 @@ export function tableView(el: HTMLElement, tableId: string): View {
       if (!String(f.cid).startsWith(`${tableId}.`)) return;
       s.notice = tk(`err.${f.code}`, "err.unknown");
       s.noticeKind = "error";
+    } else if (f.code === "emote_rate_limited" || f.code === "emote_not_owned") {
+      toast(tk(`err.${f.code}`, "err.unknown"));
+      return;
     } else if (f.code === "not_invited" || f.code === "table_not_found") {
       s.missing = f.code;
     } else {
@@ -100,6 +105,21 @@ export function tableView(el: HTMLElement, tableId: string): View {
     schedule();
   }));
   offs.push(socket.on("left", (f) => { if (mine(f)) location.hash = "#/"; }));
+  offs.push(socket.on("emote", (f) => {
+    if (!mine(f) || typeof f.seat !== "number") return;
+    s.emotes[f.seat] = { sku: f.emote, until: Date.now() + EMOTE_SHOWN_MS };
+    schedule();
+    window.setTimeout(schedule, EMOTE_SHOWN_MS + 50);
+  }));
+  get("/api/me/things").then((d) => {
+    s.ownedEmotes = (d.items ?? []).filter((i: any) => i.kind === "emote").map((i: any) => i.sku);
+  }).catch(() => undefined);
+
+  function sendEmote(sku: string): void {
+    socket.send({ type: "emote", table: tableId, emote: sku });
+    s.emoteOpen = false;
+    schedule();
+  }
   socket.watch(tableId);
   const clockTimer = window.setInterval(tick, 250);
 
@@ -341,7 +361,7 @@ export function tableView(el: HTMLElement, tableId: string): View {
     if (moving) finishAll();
     render(tableScreen(s, {
       draw, takePile: () => takePile(), meld, discard, addTo, toggle, leave, playAgain, act, verify, repaint: paint,
-      chatEl: chat.el, myTurn: myTurn(), canDraw: canDraw(), canPlay: canPlay(), chosen: chosen(), seatName,
+      chatEl: chat.el, myTurn: myTurn(), canDraw: canDraw(), canPlay: canPlay(), chosen: chosen(), seatName, sendEmote,
     }), el);
     if (!chatPainted) {
       chat.render();
