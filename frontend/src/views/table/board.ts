@@ -18,6 +18,7 @@ import { moveText, scoreSheet } from "./sheet";
 import { muted, setMuted } from "./sound";
 import { vRaw } from "./vcards";
 import { emotePicker } from "./emotes";
+import { rematchView, type RematchState } from "./rematch";
 
 export interface Screen {
   tableId: string;
@@ -41,6 +42,7 @@ export interface Screen {
   emotes: Record<number, { sku: string; until: number }>; // shown at each seat until
   emoteOpen: boolean;
   ownedEmotes: string[];
+  rematch: RematchState | null;
 }
 
 export interface Actions {
@@ -62,6 +64,8 @@ export interface Actions {
   chosen: string[];
   seatName: (seat: number) => string;
   sendEmote: (sku: string) => void;
+  rematch: () => void;
+  declineRematch: () => void;
 }
 
 function sideName(s: Screen, team: number): string {
@@ -353,6 +357,9 @@ function resultOverlay(s: Screen, r: HandResult, a: Actions): VNode<any> {
         h("p", { class: "muted" }, reasonText(s, r, myTeam)),
         scoreSheet(r, side),
         r.match_over ? fairness(s, a) : h("p", { class: "hint" }, t("result.nextHandDealt")),
+        r.match_over ? rematchView({
+          r: s.rematch, seat: s.seat, now: s.now, name: a.seatName, offer: a.rematch, decline: a.declineRematch,
+        }) : null,
         h("div", { class: "row end wrap" },
           r.match_over
             ? [h("a", { class: "btn", href: "#/", id: "back-lobby" }, t("result.backToLobby")),

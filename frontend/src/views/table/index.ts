@@ -21,6 +21,7 @@ import { enabled, finishAll, measure } from "./motion";
 import { baseView, moveText } from "./sheet";
 import { play } from "./sound";
 import { EMOTE_SHOWN_MS } from "./emotes";
+import type { RematchState } from "./rematch";
 
 // Paint-latency probes read by the browser tests: ms from a frame's arrival to the end of
 // the animation frame that painted it, and the cost of each render.
@@ -32,7 +33,7 @@ export function tableView(el: HTMLElement, tableId: string): View {
     tableId, meta: null, seat: null, game: null, legal: [], selected: [], notice: "", noticeKind: "info",
     sort: (localStorage.getItem("buraco.sort") as Sort) || "suit", last: null, freshKey: null, moves: [],
     shownResult: null, deadline: null, verifyState: "idle", missing: "", sideOpen: false, now: socket.serverNow(),
-    emotes: {}, emoteOpen: false, ownedEmotes: [],
+    emotes: {}, emoteOpen: false, ownedEmotes: [], rematch: null,
   };
   const chat = chatPanel(tableId, { compact: true });
   let seq = 0;
@@ -114,6 +115,25 @@ export function tableView(el: HTMLElement, tableId: string): View {
   get("/api/me/things").then((d) => {
     s.ownedEmotes = (d.items ?? []).filter((i: any) => i.kind === "emote").map((i: any) => i.sku);
   }).catch(() => undefined);
+
+  offs.push(socket.on("rematch", (f) => {
+    if (!mine(f)) return;
+    showRematch(f as unknown as RematchState);
+  }));
+
+  function showRematch(r: RematchState): void {
+    s.rematch = r;
+    if (r.state === "started" && r.new_table) location.hash = `#/table/${r.new_table}`;
+    schedule();
+  }
+
+  async function rematch(decline = false): Promise<void> {
+    try {
+      showRematch(await post(`/api/tables/${tableId}/rematch${decline ? "/decline" : ""}`, {}));
+    } catch (e) {
+      toast(errorText(e), "error");
+    }
+  }
 
   function sendEmote(sku: string): void {
     socket.send({ type: "emote", table: tableId, emote: sku });
@@ -362,6 +382,7 @@ export function tableView(el: HTMLElement, tableId: string): View {
     render(tableScreen(s, {
       draw, takePile: () => takePile(), meld, discard, addTo, toggle, leave, playAgain, act, verify, repaint: paint,
       chatEl: chat.el, myTurn: myTurn(), canDraw: canDraw(), canPlay: canPlay(), chosen: chosen(), seatName, sendEmote,
+      rematch: () => rematch(), declineRematch: () => rematch(true),
     }), el);
     if (!chatPainted) {
       chat.render();
@@ -390,6 +411,7 @@ export function tableView(el: HTMLElement, tableId: string): View {
 
   function tick(): void {
     if (!s.meta) return;
+    if (s.rematch?.state === "open") schedule(); // the rematch's seconds left
     tickClock({
       root: el, deadline: s.meta.status === "playing" ? s.deadline : null, now: socket.serverNow(),
       total: s.meta.turbo ? 12 : 30, mine: myTurn(), onWarnTick: () => play("tick"),
