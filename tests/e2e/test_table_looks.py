@@ -46,3 +46,27 @@ def test_opponent_sees_avatar_back_felt_and_emote(new_context, artifacts) -> Non
         host.evaluate(f"""() => window.__buraco.socket.send(
             {{type: 'emote', table: '{tid}', emote: 'basic_hola'}})""")
     host.wait_for_selector(".toast:has-text('Demasiados emoticonos')")
+
+
+def test_gift_from_an_opponents_seat_to_a_stranger(new_context, artifacts) -> None:
+    ana, bea = new_context(390, 844).new_page(), new_context().new_page()
+    register(ana, "nina")
+    register(bea, "olga")  # not Ana's friend
+    tid = open_table(ana, name="Mesa del regalo")
+    assert bea.evaluate(POST, [f"/api/tables/{tid}/sit", {}]) == 200
+    bea.goto(f"/#/table/{tid}")
+    ana.wait_for_selector("#hand .card")
+    ana.click("[data-seat='1'] .seat-menu-btn")
+    ana.wait_for_selector("#seat-menu")
+    assert ana.locator("[data-seat='0'] .seat-menu-btn").count() == 0  # not on your own seat
+    ana.screenshot(path=str(artifacts / "seat-menu-390.png"))
+    ana.click("#seat-gift")
+    # A shop item paid with credits (coins given must be won at tables: giftable.py).
+    ana.click("#seat-gifts [data-gift='emote_beso']")
+    ana.wait_for_selector(".toast.ok:has-text('olga_')")
+
+    bea.goto("/#/notifications")
+    bea.click("[data-kind='gift'] [data-action='accept-gift']")
+    bea.wait_for_selector(".toast.ok")
+    things = bea.evaluate("() => fetch('/api/me/things').then(r => r.json())")
+    assert "emote_beso" in [i["sku"] for i in things["items"]]

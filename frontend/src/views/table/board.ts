@@ -18,6 +18,7 @@ import { moveText, scoreSheet } from "./sheet";
 import { muted, setMuted } from "./sound";
 import { vRaw } from "./vcards";
 import { emotePicker } from "./emotes";
+import { seatMenu } from "../seatMenu";
 import { rematchView, type RematchState } from "./rematch";
 
 export interface Screen {
@@ -164,6 +165,7 @@ function seatOf(s: Screen, g: GameView, n: number): VNode<any> {
     avatar: info.avatar ?? (you ? app.equipped.avatar : null) ?? "avatar_default",
     back: info.card_back ?? "back_default",
     emote: (s.emotes[n]?.until ?? 0) > Date.now() ? s.emotes[n].sku : null,
+    onMenu: !you && !info.bot && info.user_id ? () => seatMenu({ user_id: info.user_id, name: info.name }) : null,
     count: g.hand_sizes[n] ?? 0,
     turn: g.turn === n && (g.phase === "draw" || g.phase === "play") && s.meta.status === "playing",
     you, partner: s.seat !== null && !you && team === teamOf(g, s.seat),

@@ -29,6 +29,7 @@ export interface SeatInfo {
   avatar: string; // the sku of the avatar the player wears
   back: string; // the sku of the player's card back
   emote: string | null; // an emote being shown at the seat
+  onMenu: (() => void) | null; // another person's seat: profile, gift, friend, block
   count: number;
   turn: boolean;
   you: boolean;
@@ -49,7 +50,10 @@ export function seatView(s: SeatInfo): VNode<any> {
     key: `seat${s.seat}`, class: `seat pos-${s.pos} ${s.turn ? "turn" : ""} ${s.awayUntil ? "away" : ""}`,
     role: "group", "aria-label": label, "data-seat": s.seat, "data-fx": `seat-${s.seat}`,
   },
-  h("span", { class: "avatar", "data-avatar": s.avatar },
+  h(s.onMenu ? "button" : "span", {
+    class: `avatar ${s.onMenu ? "seat-menu-btn" : ""}`, "data-avatar": s.avatar,
+    ...(s.onMenu ? { type: "button", onClick: s.onMenu, "aria-label": t("seat.menu", { name: s.name }), "aria-haspopup": "dialog" } : {}),
+  },
     h("img", { src: cosmetic(s.avatar), alt: "", width: 44, height: 44 }),
     s.emote ? emoteBubble(s.emote) : null),
   h("div", { class: "seat-info" },
