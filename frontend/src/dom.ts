@@ -1,4 +1,5 @@
 // Tiny render helpers: h() builds elements, mount() swaps a container's children.
+import { num } from "./i18n";
 
 export type Child = Node | string | number | null | undefined | false | Child[];
 type Handler = (ev: any) => void;
@@ -47,8 +48,8 @@ export function raw(text: string, tag = "span", cls = ""): HTMLElement {
 }
 
 export function fmt(n: number): string {
-  // Thousands grouped with dots, as Spanish card sites show coins (6.000, 1.250.000).
-  return String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ".");
+  // Written as the chosen language writes numbers (50.000, 50,000, 50 000).
+  return num(Math.round(n));
 }
 
 /** Keep focus on the element with the same id across a re-render when possible. */

@@ -1,9 +1,12 @@
-// Five languages, one flat dictionary each (src/i18n/*.json). Spanish is the default.
+// Five languages, one flat dictionary each (src/i18n/*.json). Spanish is the default and
+// the fallback, so it is the only dictionary in the first load; the others are separate
+// chunks fetched (dynamic import) when chosen.
+//
+// Messages are ICU-style: "{n}" inserts a parameter (numbers written with
+// Intl.NumberFormat in the chosen language) and "{n, plural, one {# carta} other {#
+// cartas}}" picks a form with Intl.PluralRules ("=0 {...}" for an exact value; "#" is the
+// number). A tiny formatter of our own (below) instead of a library: it is all we need.
 import es from "./i18n/es.json";
-import en from "./i18n/en.json";
-import pt from "./i18n/pt.json";
-import it from "./i18n/it.json";
-import pl from "./i18n/pl.json";
 
 export type Lang = "es" | "en" | "pt" | "it" | "pl";
 export const LANGS: { code: Lang; name: string }[] = [
@@ -13,29 +16,86 @@ export const LANGS: { code: Lang; name: string }[] = [
   { code: "it", name: "Italiano" },
   { code: "pl", name: "Polski" },
 ];
-const DICTS: Record<Lang, Record<string, string>> = { es, en, pt, it, pl };
+type Dict = Record<string, string>;
 export type Key = keyof typeof es;
+
+/** The BCP 47 locale each language formats numbers and dates with (pt is Brazilian). */
+const LOCALE: Record<Lang, string> = { es: "es", en: "en", pt: "pt-BR", it: "it", pl: "pl" };
+const LOADERS: Record<Exclude<Lang, "es">, () => Promise<{ default: Dict }>> = {
+  en: () => import("./i18n/en.json"),
+  pt: () => import("./i18n/pt.json"),
+  it: () => import("./i18n/it.json"),
+  pl: () => import("./i18n/pl.json"),
+};
+const DICTS: Partial<Record<Lang, Dict>> = { es };
 
 // "qps" is a pseudo-language for tests: every string shows as ⟦key⟧, so a test can
 // prove that every visible string went through t().
-let current: Lang | "qps" = pickInitial();
+let current: Lang | "qps" = "es";
+let wanted: Lang | "qps" = "es";
 const listeners = new Set<() => void>();
 
-function pickInitial(): Lang {
+function isLang(code: string | null): code is Lang {
+  return !!code && LANGS.some((l) => l.code === code);
+}
+
+/** One of ours for a browser language tag: any Portuguese is pt (pt-BR), else the
+ * primary subtag when we have it. */
+export function ourLang(tag: string): Lang | null {
+  const primary = tag.toLowerCase().split(/[-_]/)[0];
+  return isLang(primary) ? primary : null;
+}
+
+/** The remembered choice, else the first of the browser's languages that we have, else
+ * Spanish. */
+export function pickInitial(): Lang {
   const saved = localStorage.getItem("buraco.lang");
-  if (saved && saved in DICTS) return saved as Lang;
+  if (isLang(saved)) return saved;
+  for (const tag of navigator.languages ?? [navigator.language]) {
+    const ours = ourLang(tag);
+    if (ours) return ours;
+  }
   return "es";
+}
+
+async function load(code: Lang): Promise<void> {
+  if (DICTS[code] || code === "es") return;
+  DICTS[code] = (await LOADERS[code]()).default;
+}
+
+/** Before the first render: the starting language's dictionary is in place. */
+export async function initLang(): Promise<void> {
+  const first = pickInitial();
+  try {
+    await load(first);
+    current = wanted = first;
+  } catch {
+    current = wanted = "es";
+  }
+  document.documentElement.lang = LOCALE[lang()];
 }
 
 export function lang(): Lang {
   return current === "qps" ? "es" : current;
 }
 
-export function setLang(next: Lang | "qps"): void {
-  if (next !== "qps" && !(next in DICTS)) return;
+/** The language as the server names it (PUT /api/me/language). */
+export function serverLang(): string {
+  return lang() === "pt" ? "pt-BR" : lang();
+}
+
+export function locale(): string {
+  return LOCALE[lang()];
+}
+
+export async function setLang(next: Lang | "qps"): Promise<void> {
+  if (next !== "qps" && !isLang(next)) return;
+  wanted = next;
+  if (next !== "qps") await load(next);
+  if (wanted !== next) return; // a later choice won the race
   current = next;
   if (next !== "qps") localStorage.setItem("buraco.lang", next);
-  document.documentElement.lang = next === "qps" ? "es" : next;
+  document.documentElement.lang = next === "qps" ? "es" : LOCALE[next];
   listeners.forEach((fn) => fn());
 }
 
@@ -43,23 +103,111 @@ export function onLang(fn: () => void): void {
   listeners.add(fn);
 }
 
-export function t(key: Key, params?: Record<string, string | number>): string {
+type Params = Record<string, string | number>;
+
+export function t(key: Key, params?: Params): string {
   if (current === "qps") return `⟦${key}⟧`;
-  let text = DICTS[current][key] ?? es[key] ?? key;
-  if (params) {
-    for (const [name, value] of Object.entries(params)) {
-      text = text.split(`{${name}}`).join(String(value));
-    }
-  }
-  return text;
+  const text = DICTS[current]?.[key] ?? es[key] ?? key;
+  return format(text, params);
 }
 
 /** A key built at run time (error codes, presets, item skus); falls back when absent. */
-export function tk(key: string, fallback?: Key, params?: Record<string, string | number>): string {
+export function tk(key: string, fallback?: Key, params?: Params): string {
   if (key in es) return t(key as Key, params);
   return fallback ? t(fallback, params) : key;
 }
 
 export function has(key: string): boolean {
   return key in es;
+}
+
+// ---- formatting with the platform (Intl), cached per locale -------------------------
+
+const cache = new Map<string, unknown>();
+function memo<T>(id: string, make: () => T): T {
+  const key = `${locale()}|${id}`;
+  if (!cache.has(key)) cache.set(key, make());
+  return cache.get(key) as T;
+}
+
+/** A number as the chosen language writes it (50.000, 50,000, 50 000). */
+export function num(n: number): string {
+  return memo("num", () => new Intl.NumberFormat(locale(), { maximumFractionDigits: 0 })).format(n);
+}
+
+/** Hours and minutes, 24-hour where the language uses it. */
+export function clockTime(d: Date): string {
+  return memo("hm", () => new Intl.DateTimeFormat(locale(), { hour: "2-digit", minute: "2-digit" })).format(d);
+}
+
+/** "hoy", "mañana", "jueves"…: the day of d said from today. */
+export function dayWord(d: Date, now: Date = new Date()): string {
+  const midnight = (x: Date) => new Date(x.getFullYear(), x.getMonth(), x.getDate()).getTime();
+  const days = Math.round((midnight(d) - midnight(now)) / 86_400_000);
+  if (Math.abs(days) <= 1) {
+    return memo("rel", () => new Intl.RelativeTimeFormat(locale(), { numeric: "auto" })).format(days, "day");
+  }
+  return memo("wd", () => new Intl.DateTimeFormat(locale(), { weekday: "long" })).format(d);
+}
+
+/** A date and time, short, in the chosen language. */
+export function dateTime(d: Date): string {
+  return memo("dt", () => new Intl.DateTimeFormat(locale(), { dateStyle: "short", timeStyle: "short" })).format(d);
+}
+
+// ---- the message formatter ----------------------------------------------------------
+
+export function format(text: string, params?: Params): string {
+  let out = "";
+  let i = 0;
+  while (i < text.length) {
+    const open = text.indexOf("{", i);
+    if (open < 0) return out + text.slice(i);
+    const close = matching(text, open);
+    if (close < 0) return out + text.slice(i);
+    out += text.slice(i, open) + argument(text.slice(open + 1, close), params);
+    i = close + 1;
+  }
+  return out;
+}
+
+/** The index of the brace closing the one at `open`, or -1. */
+function matching(text: string, open: number): number {
+  let depth = 0;
+  for (let j = open; j < text.length; j++) {
+    if (text[j] === "{") depth++;
+    else if (text[j] === "}" && --depth === 0) return j;
+  }
+  return -1;
+}
+
+function show(value: string | number): string {
+  return typeof value === "number" ? num(value) : value;
+}
+
+function argument(body: string, params?: Params): string {
+  const m = /^\s*(\w+)\s*(?:,\s*plural\s*,([\s\S]*))?$/.exec(body);
+  const value = m ? params?.[m[1]] : undefined;
+  if (!m || value === undefined) return `{${body}}`;
+  if (m[2] === undefined) return show(value);
+  const n = Number(value);
+  const forms = branches(m[2]);
+  const rule = memo("plural", () => new Intl.PluralRules(locale())).select(n);
+  const form = forms[`=${n}`] ?? forms[rule] ?? forms.other ?? "";
+  return format(form.split("#").join(num(n)), params);
+}
+
+/** "one {…} few {…} other {…}" as {one: "…", few: "…", other: "…"}. */
+function branches(spec: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  let i = 0;
+  while (i < spec.length) {
+    const open = spec.indexOf("{", i);
+    if (open < 0) break;
+    const close = matching(spec, open);
+    if (close < 0) break;
+    out[spec.slice(i, open).trim()] = spec.slice(open + 1, close);
+    i = close + 1;
+  }
+  return out;
 }

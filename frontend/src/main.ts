@@ -1,11 +1,12 @@
 // Boot, the shell (header, connection banner) and the hash router.
 import "./styles.css";
-import { get, post, errorText } from "./api";
+import { api, get, post, errorText } from "./api";
 import { h, mount, raw, fmt } from "./dom";
-import { LANGS, onLang, setLang, lang, t, tk, type Lang } from "./i18n";
+import { LANGS, clockTime, dayWord, initLang, num, onLang, serverLang, setLang, lang, t, tk, type Lang } from "./i18n";
 import { backoff, CLOSE, socket } from "./socket";
-import { app, changed, onChange, refreshEquipped, refreshUnread, refreshWallet, setWallet, avatarFor, notifParams } from "./state";
-import { toast, coinIcon, gemIcon } from "./ui";
+import { app, changed, onChange, refreshEquipped, refreshUnread, refreshWallet, setWallet, avatarFor, notifParams, type Invite } from "./state";
+import { toast, coinIcon, gemIcon, type ToastAction } from "./ui";
+import { answerInvite } from "./invites";
 import { welcomeView } from "./views/welcome";
 import { lobbyView } from "./views/lobby";
 import { shopView } from "./views/shop";
@@ -151,15 +152,23 @@ function sessionEnded(): void {
   toast(t("conn.ended"), "error");
 }
 
+/** Accept / Decline buttons for an invitation's or a challenge's toast. */
+function answers(invite: Invite): ToastAction[] {
+  return [
+    { label: t("common.accept"), cls: "primary toast-accept", run: () => answerInvite(invite, true) },
+    { label: t("common.decline"), cls: "toast-decline", run: () => answerInvite(invite, false) },
+  ];
+}
+
 function personalFrames(): void {
   socket.on("invitation", (f) => {
     app.invites = [...app.invites.filter((i) => i.table.id !== f.table.id), { kind: "invitation", table: f.table, from: f.from }];
-    toast(t("invite.received", { name: f.from.name }));
+    toast(t("invite.received", { name: f.from.name }), "info", answers(app.invites[app.invites.length - 1]));
     changed();
   });
   socket.on("challenge", (f) => {
     app.invites = [...app.invites.filter((i) => i.table.id !== f.table.id), { kind: "challenge", table: f.table, from: f.from }];
-    toast(t("challenge.received", { name: f.from.name }));
+    toast(t("challenge.received", { name: f.from.name }), "info", answers(app.invites[app.invites.length - 1]));
     changed();
   });
   socket.on("challenge_accepted", (f) => {
@@ -188,6 +197,7 @@ async function boot(): Promise<void> {
     app.me = null;
   }
   if (app.me) {
+    tellLanguage();
     socket.start();
     refreshWallet();
     refreshUnread();
@@ -196,22 +206,28 @@ async function boot(): Promise<void> {
   route();
 }
 
-function start(): void {
+/** The server writes its own strings (table names, notifications) in our language. */
+function tellLanguage(): void {
+  if (app.me) api("PUT", "/api/me/language", { language: serverLang() }).catch(() => undefined);
+}
+
+async function start(): Promise<void> {
+  await initLang();
   mount(root, h("a", { href: "#main", class: "skip" }, t("nav.skip")), header, banner, main);
   onLang(() => {
     (root.firstChild as HTMLElement).textContent = t("nav.skip");
     renderHeader();
     renderBanner();
     current?.render();
+    tellLanguage();
   });
   onChange(() => renderHeader());
   socket.onState(renderBanner);
   socket.onSessionEnded(sessionEnded);
   personalFrames();
   window.addEventListener("hashchange", route);
-  document.documentElement.lang = lang();
   // Test hooks: tests drive the pseudo-language and read the socket state.
-  (window as any).__buraco = { socket, setLang, app, errorText, backoff };
+  (window as any).__buraco = { socket, setLang, app, errorText, backoff, i18n: { t, num, dayWord, clockTime } };
   boot();
 }
 

@@ -2,15 +2,24 @@
 import { h, type Child } from "./dom";
 import { t } from "./i18n";
 
-export function toast(text: string, kind: "info" | "error" | "ok" = "info"): void {
+export interface ToastAction {
+  label: string;
+  cls: string; // the button's class (also what tests find it by)
+  run: () => void;
+}
+
+/** A short message; with actions (Accept / Decline) it stays longer and goes on a click. */
+export function toast(text: string, kind: "info" | "error" | "ok" = "info", actions: ToastAction[] = []): void {
   let box = document.getElementById("toasts");
   if (!box) {
     box = h("div", { id: "toasts", class: "toasts", role: "status", "aria-live": "polite" });
     document.body.appendChild(box);
   }
-  const item = h("div", { class: `toast ${kind}` }, text);
+  const item = h("div", { class: `toast ${kind}` }, h("span", null, text),
+    actions.length ? h("span", { class: "toast-actions" }, ...actions.map((a) =>
+      h("button", { type: "button", class: `btn small ${a.cls}`, onclick: () => { item.remove(); a.run(); } }, a.label))) : null);
   box.appendChild(item);
-  window.setTimeout(() => item.remove(), 4500);
+  window.setTimeout(() => item.remove(), actions.length ? 20000 : 4500);
 }
 
 export interface DialogHandle {

@@ -150,6 +150,20 @@ def server(
     yield from _serve(env, port, var)
 
 
+def _second_env(
+    pg_url: str, redis_url: str, dist: Path, tmp: pytest.TempPathFactory, below: int, name: str
+) -> tuple[dict[str, str], int, Path]:
+    """The environment of another server process on the e2e database, with a Redis
+    database of its own (`below` the test one), flushed; and its port and var dir."""
+    db_url, _ = _e2e_urls(pg_url, redis_url)
+    base, _, number = redis_url.rpartition("/")
+    own_redis = f"{base}/{(int(number) if number.isdigit() else 15) - below}"
+    _flush(own_redis)
+    port = free_port()
+    var = tmp.mktemp(f"e2e-{name}")
+    return _server_env(f"http://127.0.0.1:{port}", db_url, own_redis, dist, var), port, var
+
+
 @pytest.fixture(scope="package")
 def short_grace_server(
     server: str,
@@ -161,20 +175,26 @@ def short_grace_server(
     """A second process on the same database, with its own Redis, whose disconnect grace
     period is 3 seconds and whose turns last 12 (presence and clock tests), with no
     configured WebSocket origins (served on a random port, not 8000); yields its base URL."""
-    db_url, _ = _e2e_urls(pg_url, redis_url)
     # A Redis database of its own: sharing one, the other process would claim this one's
     # timers (a turn clock set with the other's turn length).
-    base, _, number = redis_url.rpartition("/")
-    grace_redis = f"{base}/{(int(number) if number.isdigit() else 15) - 5}"
-    _flush(grace_redis)
-    port = free_port()
-    var = tmp_path_factory.mktemp("e2e-grace")
-    env = _server_env(f"http://127.0.0.1:{port}", db_url, grace_redis, frontend_dist, var)
+    env, port, var = _second_env(pg_url, redis_url, frontend_dist, tmp_path_factory, 5, "grace")
     # No configured origins: the site's own origin must be enough on any port (issue 12's
     # "any port but 8000 breaks every game"); test_presence.py plays a hand on it.
     env.pop("BURACO_WS_ALLOWED_ORIGINS")
     env["BURACO_DISCONNECT_GRACE_SECONDS"] = "3"
     env["BURACO_TURN_SECONDS"] = "12"
+    yield from _serve(env, port, var)
+
+
+@pytest.fixture(scope="package")
+def level_gate_server(
+    server: str, pg_url: str, redis_url: str, frontend_dist: Path,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[str]:
+    """A process on the same database (its own Redis) with the production rule that
+    special tables need level 2 (the main e2e server opens them at level 1)."""
+    env, port, var = _second_env(pg_url, redis_url, frontend_dist, tmp_path_factory, 6, "gate")
+    env["BURACO_SPECIAL_TABLE_LEVEL"] = "2"
     yield from _serve(env, port, var)
 
 
@@ -184,6 +204,8 @@ def _contexts(browser: object, base: str) -> Iterator[object]:
     contexts = []
 
     def make(width: int = 1280, height: int = 860, **kwargs: object) -> object:
+        # The client starts in the browser's language: tests read Spanish unless they ask.
+        kwargs.setdefault("locale", "es-ES")
         ctx = browser.new_context(  # type: ignore[attr-defined]
             base_url=base, viewport={"width": width, "height": height}, **kwargs
         )
@@ -206,6 +228,12 @@ def new_context(browser: object, server: str) -> Iterator[object]:
 def grace_context(browser: object, short_grace_server: str) -> Iterator[object]:
     """The same, on the server with a 3-second grace period."""
     yield from _contexts(browser, short_grace_server)
+
+
+@pytest.fixture
+def gate_context(browser: object, level_gate_server: str) -> Iterator[object]:
+    """Browser contexts on the server where special tables need level 2."""
+    yield from _contexts(browser, level_gate_server)
 
 
 @pytest.fixture(scope="session")

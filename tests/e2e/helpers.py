@@ -66,7 +66,7 @@ def draw_and_discard(page: Page, keyboard: bool = False) -> None:
     """One whole turn: draw from the stock, then discard the first card of the hand."""
     size = page.locator("#hand .card").count()
     if keyboard:
-        page.locator("body").press("r")
+        page.locator("body").press("1")
     else:
         page.click("#act-draw")
     page.wait_for_function(f"() => document.querySelectorAll('#hand .card').length === {size + 1}")
@@ -74,7 +74,7 @@ def draw_and_discard(page: Page, keyboard: bool = False) -> None:
     if keyboard:
         first.focus()
         first.press("Enter")
-        page.keyboard.press("d")
+        page.keyboard.press("4")
     else:
         first.click()
         page.click("#act-discard")

@@ -1,7 +1,7 @@
 // "Crear partida": every table option and a house-rules editor naming each option of
 // RULES.md section 9 in plain words. Only the options changed from the modality's
 // defaults are sent as overrides.
-import { post, errorText } from "../api";
+import { get, post, errorText } from "../api";
 import { h, mount } from "../dom";
 import { t, tk, type Key } from "../i18n";
 import { OPTIONS, PRESETS, PRESET_NAMES, PRESET_PLAYERS, sides, type Preset, type Rules } from "../presets";
@@ -9,11 +9,25 @@ import { checkbox, dialog, field } from "../ui";
 
 const MIN_BET = 6000;
 
+/** What GET /api/lobby/options says of a special option (pairs, turbo, private). */
+interface Gate { locked: boolean; missing: string[]; needs: { level: number; credits: number } }
+
+/** "Se desbloquea en el nivel 2 · Necesita 1 crédito": what a locked option needs. */
+function lockText(g: Gate): string {
+  return g.missing.map((m) => (m === "level"
+    ? t("create.lockedLevel", { level: g.needs.level })
+    : t("create.lockedCredits", { credits: g.needs.credits }))).join(" · ");
+}
+
 export function createTableDialog(onCreated: (table: any) => void): void {
   let preset: Preset = "cerrado";
   let players = 2;
   let rules: Rules = { ...PRESETS[preset] };
   let houseOpen = false;
+  // Special options stay unavailable until the server says which are open: the dialog
+  // never offers what the server would refuse.
+  let gates: Record<string, Gate> | null = null;
+  const locked = (name: string) => gates === null || !!gates[name]?.locked;
 
   const name = h("input", { id: "ct-name", maxlength: 40, placeholder: t("create.namePlaceholder") }) as HTMLInputElement;
   const bet = h("input", { id: "ct-bet", type: "number", min: MIN_BET, step: 1000, value: MIN_BET }) as HTMLInputElement;
@@ -24,11 +38,31 @@ export function createTableDialog(onCreated: (table: any) => void): void {
   const house = h("div", { class: "house", id: "house-rules" });
   const error = h("p", { class: "error", role: "alert" });
   const special = h("p", { class: "hint special" });
+  const privLock = h("small", { class: "lock-note", id: "ct-private-lock" });
+  const turboLock = h("small", { class: "lock-note", id: "ct-turbo-lock" });
+
+  function applyGates(): void {
+    for (const [input, note, name] of [[priv, privLock, "private"], [turbo, turboLock, "turbo"]] as const) {
+      input.disabled = locked(name);
+      if (input.disabled) input.checked = false;
+      const gate = gates?.[name];
+      note.textContent = gate?.locked ? lockText(gate) : "";
+    }
+    fillPlayers();
+    updateSpecial();
+    renderHouse();
+  }
 
   function fillPlayers(): void {
     const allowed = PRESET_PLAYERS[preset];
-    if (!allowed.includes(players)) players = allowed[0];
-    mount(playersSel, ...allowed.map((n) => h("option", { value: n, selected: n === players }, t("create.playersN", { n }))));
+    const open = allowed.filter((n) => n !== 4 || !locked("pairs"));
+    if (!open.includes(players)) players = open[0] ?? allowed[0];
+    const pairs = gates?.pairs;
+    mount(playersSel, ...allowed.map((n) => {
+      const shut = !open.includes(n);
+      const text = t("create.playersN", { n }) + (shut && pairs?.locked ? ` · ${lockText(pairs)}` : "");
+      return h("option", { value: n, selected: n === players, disabled: shut }, text);
+    }));
   }
 
   function fillPresets(): void {
@@ -154,16 +188,20 @@ export function createTableDialog(onCreated: (table: any) => void): void {
     field(t("create.bet"), bet, t("create.betHint", { min: MIN_BET })),
   ),
   h("div", { class: "row wrap" },
-    checkbox(t("create.private"), priv, t("create.privateHint")),
-    checkbox(t("create.turbo"), turbo, t("create.turboHint"))),
+    h("div", null, checkbox(t("create.private"), priv, t("create.privateHint")), privLock),
+    h("div", null, checkbox(t("create.turbo"), turbo, t("create.turboHint")), turboLock)),
   special,
   houseToggle,
   house,
   error,
   h("div", { class: "row end" }, submit));
   fillPresets();
-  fillPlayers();
+  applyGates();
   const dlg = dialog(t("create.title"), form, { wide: true });
+  get("/api/lobby/options")
+    .then((o) => { gates = o.options ?? {}; })
+    .catch(() => { gates = {}; }) // unknown: offer them; the server's refusal is shown
+    .then(applyGates);
 }
 
 export function presetName(p: string): string {

@@ -2,7 +2,7 @@
 // table list with filters, "Crear partida", online players and the lobby chat.
 import { get, post, errorText } from "../api";
 import { h, mount, raw, fmt, keepFocus } from "../dom";
-import { t } from "../i18n";
+import { clockTime, dayWord, t } from "../i18n";
 import { PRESET_NAMES } from "../presets";
 import { socket } from "../socket";
 import { app, changed, onChange, refreshWallet, setWallet } from "../state";
@@ -10,6 +10,7 @@ import { botStrength, setBotStrength, STRENGTHS, strengthName } from "../botStre
 import { toast, coinIcon } from "../ui";
 import { createTableDialog, presetName } from "./createTable";
 import { chatPanel, type ChatPanel } from "./chat";
+import { answerInvite } from "../invites";
 import { challengeDialog } from "./social";
 import type { View } from "../view";
 
@@ -25,7 +26,15 @@ export function lobbyView(el: HTMLElement): View {
   const chat: ChatPanel = chatPanel(null);
   const offs: (() => void)[] = [];
 
-  offs.push(socket.on("lobby", (f) => { tables = f.tables; render(); }));
+  offs.push(socket.on("lobby", (f) => { tables = f.tables; playing = f.playing ?? playing; render(); }));
+  offs.push(socket.on("lobby_playing", (f) => {
+    playing = [f.table, ...playing.filter((x) => x.id !== f.table.id)];
+    render();
+  }));
+  offs.push(socket.on("lobby_playing_remove", (f) => {
+    playing = playing.filter((x) => x.id !== f.table);
+    render();
+  }));
   offs.push(socket.on("lobby_table", (f) => {
     tables = [...tables.filter((x) => x.id !== f.table.id), f.table];
     render();
@@ -52,7 +61,8 @@ export function lobbyView(el: HTMLElement): View {
   }
   loadOnline();
   loadPlaying();
-  const onlineTimer = window.setInterval(() => { loadOnline(); loadPlaying(); }, 15000);
+  // Games in play come live from the lobby stream; the online list is polled.
+  const onlineTimer = window.setInterval(loadOnline, 15000);
 
   async function playNow(): Promise<void> {
     localStorage.setItem(QUICK_KEY, JSON.stringify(quick));
@@ -71,22 +81,6 @@ export function lobbyView(el: HTMLElement): View {
     try {
       await post(`/api/tables/${id}/sit`, {});
       location.hash = `#/table/${id}`;
-    } catch (e) {
-      toast(errorText(e), "error");
-    }
-  }
-
-  async function answer(invite: (typeof app.invites)[number], yes: boolean): Promise<void> {
-    app.invites = app.invites.filter((i) => i !== invite);
-    changed();
-    const id = invite.table.id;
-    try {
-      if (invite.kind === "challenge") {
-        await post(`/api/challenges/${id}/${yes ? "accept" : "decline"}`);
-      } else if (yes) {
-        await post(`/api/tables/${id}/sit`, {});
-      }
-      if (yes) location.hash = `#/table/${id}`;
     } catch (e) {
       toast(errorText(e), "error");
     }
@@ -150,7 +144,7 @@ export function lobbyView(el: HTMLElement): View {
         h("div", null, h("span", { class: "big", "data-raw": "" }, fmt(w.credits)), h("span", { class: "muted" }, t("wallet.credits")))),
       ready
         ? h("button", { type: "button", class: "btn gold", id: "daily-bonus", onclick: bonus }, t("wallet.bonus"))
-        : h("p", { class: "hint" }, t("wallet.bonusNext", { time: next!.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }) })));
+        : h("p", { class: "hint" }, t("wallet.bonusNext", { day: dayWord(next!), time: clockTime(next!) })));
   }
 
   function invitesCard(): HTMLElement | null {
@@ -162,8 +156,8 @@ export function lobbyView(el: HTMLElement): View {
           h("span", null, t(inv.kind === "challenge" ? "challenge.from" : "invite.from", { name: "" }), raw(inv.from.name, "strong"),
             " · ", presetName(inv.table.preset), " · ", h("span", { "data-raw": "" }, fmt(inv.table.bet)), " ", t("wallet.coins")),
           h("span", { class: "row" },
-            h("button", { type: "button", class: "btn small primary", onclick: () => answer(inv, true) }, t("common.accept")),
-            h("button", { type: "button", class: "btn small", onclick: () => answer(inv, false) }, t("common.decline")))))));
+            h("button", { type: "button", class: "btn small primary", onclick: () => answerInvite(inv, true) }, t("common.accept")),
+            h("button", { type: "button", class: "btn small", onclick: () => answerInvite(inv, false) }, t("common.decline")))))));
   }
 
   function filterBar(): HTMLElement {
@@ -228,9 +222,14 @@ export function lobbyView(el: HTMLElement): View {
             h("a", { class: "btn small ghost", href: `#/table/${x.id}` }, t("lobby.watch")))))));
   }
 
+  /** Everyone connected, you included (you are online while you read this). */
+  function onlineCount(): number {
+    return online.filter((p) => p.user_id !== app.me?.id).length + 1;
+  }
+
   function onlineCard(): HTMLElement {
     return h("section", { class: "panel online", "aria-labelledby": "online-title" },
-      h("h2", { id: "online-title" }, t("lobby.online"), h("span", { class: "count", "data-raw": "" }, ` ${online.length}`)),
+      h("h2", { id: "online-title" }, t("lobby.online"), h("span", { class: "count", "data-raw": "", id: "online-count" }, ` ${fmt(onlineCount())}`)),
       h("ul", { class: "players" }, ...online.filter((p) => p.user_id !== app.me?.id).slice(0, 50).map((p) =>
         h("li", null,
           h("a", { href: `#/profile/${p.user_id}` }, raw(p.nickname), h("span", { class: "muted" }, " · ", t("profile.levelN", { n: p.level }))),

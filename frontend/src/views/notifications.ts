@@ -2,7 +2,7 @@
 // challenges and level-ups.
 import { get, post, errorText } from "../api";
 import { h, mount } from "../dom";
-import { t, tk } from "../i18n";
+import { dateTime, t, tk } from "../i18n";
 import { app, changed, refreshEquipped, refreshWallet, notifParams } from "../state";
 import { spinner, toast } from "../ui";
 import type { View } from "../view";
@@ -87,7 +87,7 @@ export function notificationsView(el: HTMLElement): View {
         h("li", { class: `note ${n.read ? "read" : "unread"}`, "data-kind": n.kind },
           h("span", { class: "note-icon", "aria-hidden": "true" }, n.kind.startsWith("gift") ? "✉" : n.kind.startsWith("friend") ? "♥" : n.kind === "challenge" ? "⚑" : "★"),
           h("div", { class: "note-text" }, h("p", null, tk(`notif.${n.kind}`, "notif.generic", notifParams(n.payload))),
-            h("time", { class: "muted small", datetime: n.created_at }, new Date(n.created_at).toLocaleString())),
+            h("time", { class: "muted small", datetime: n.created_at }, dateTime(new Date(n.created_at)))),
           actionsFor(n)))) : h("p", { class: "empty" }, t("notif.empty"))));
   }
 

@@ -17,6 +17,9 @@ import { seatPos, seatView } from "./seats";
 import { moveText, scoreSheet } from "./sheet";
 import { muted, setMuted } from "./sound";
 import { vRaw } from "./vcards";
+import { emotePicker } from "./emotes";
+import { seatMenu } from "../seatMenu";
+import { rematchView, type RematchState } from "./rematch";
 
 export interface Screen {
   tableId: string;
@@ -37,6 +40,10 @@ export interface Screen {
   missing: string;
   sideOpen: boolean;
   now: number;
+  emotes: Record<number, { sku: string; until: number }>; // shown at each seat until
+  emoteOpen: boolean;
+  ownedEmotes: string[];
+  rematch: RematchState | null;
 }
 
 export interface Actions {
@@ -57,6 +64,9 @@ export interface Actions {
   canPlay: boolean;
   chosen: string[];
   seatName: (seat: number) => string;
+  sendEmote: (sku: string) => void;
+  rematch: () => void;
+  declineRematch: () => void;
 }
 
 function sideName(s: Screen, team: number): string {
@@ -102,6 +112,11 @@ function headView(s: Screen, a: Actions): VNode<any> {
         onclick: () => { s.sideOpen = !s.sideOpen; a.repaint(); },
       }, icon("chat")),
       h("button", {
+        type: "button", id: "emote-toggle", class: "icon-btn tool", "aria-expanded": String(s.emoteOpen),
+        "aria-controls": "emote-picker", "aria-label": t("table.emotes"), title: t("table.emotes"),
+        onclick: () => { s.emoteOpen = !s.emoteOpen; a.repaint(); },
+      }, icon("smile")),
+      h("button", {
         type: "button", class: "btn ghost small", id: "leave", onclick: a.leave,
         title: t(s.seat !== null && m.status === "playing" ? "table.leave" : "table.backToLobby"),
       }, icon("exit"), h("span", { class: "lbl" }, t(s.seat !== null && m.status === "playing" ? "table.leave" : "table.backToLobby")))));
@@ -115,6 +130,7 @@ const ICONS: Record<string, string> = {
   fast: "M3 6l7 6-7 6z M12 6l7 6-7 6z",
   still: "M6 5h4v14H6z M14 5h4v14h-4z",
   chat: "M4 5h16v10H9l-5 4z",
+  smile: "M12 3a9 9 0 1 0 0.01 0z M8 14a5 5 0 0 0 8 0 M9 9.5h.01 M15 9.5h.01",
   exit: "M14 4h5v16h-5 M10 8l-4 4 4 4 M6 12h10",
 };
 
@@ -146,7 +162,10 @@ function seatOf(s: Screen, g: GameView, n: number): VNode<any> {
   const team = teamOf(g, n);
   return seatView({
     seat: n, pos: seatPos(g.players, s.seat, n), name: info.name,
-    avatar: avatarFor(you ? app.equipped : undefined, info.name),
+    avatar: info.avatar ?? (you ? app.equipped.avatar : null) ?? "avatar_default",
+    back: info.card_back ?? "back_default",
+    emote: (s.emotes[n]?.until ?? 0) > Date.now() ? s.emotes[n].sku : null,
+    onMenu: !you && !info.bot && info.user_id ? () => seatMenu({ user_id: info.user_id, name: info.name }) : null,
     count: g.hand_sizes[n] ?? 0,
     turn: g.turn === n && (g.phase === "draw" || g.phase === "play") && s.meta.status === "playing",
     you, partner: s.seat !== null && !you && team === teamOf(g, s.seat),
@@ -314,6 +333,16 @@ function hostChat(node: HTMLElement): (el: HTMLElement | null) => void {
   return fn;
 }
 
+/** Why the hand ended; "you" and "your side" get their own sentences (a name does not
+ * conjugate like "Tú"). */
+function reasonText(s: Screen, r: HandResult, myTeam: number): string {
+  if (r.reason === "closed" && r.closer >= 0 && r.closer === myTeam) {
+    const partners = s.game!.teams.filter((tm) => tm === myTeam).length;
+    return t(partners > 1 ? "result.reason.closedUs" : "result.reason.closedYou");
+  }
+  return tk(`result.reason.${r.reason}`, "result.reason.other", { side: r.closer >= 0 ? sideName(s, r.closer) : "" });
+}
+
 function resultOverlay(s: Screen, r: HandResult, a: Actions): VNode<any> {
   const g = s.game!;
   const myTeam = s.seat !== null ? teamOf(g, s.seat) : -1;
@@ -327,9 +356,12 @@ function resultOverlay(s: Screen, r: HandResult, a: Actions): VNode<any> {
     h("div", { class: "dialog wide" },
       h("header", { class: "dialog-head" }, h("h2", { id: "result-title" }, headline)),
       h("div", { class: "dialog-body" },
-        h("p", { class: "muted" }, tk(`result.reason.${r.reason}`, "result.reason.other", { side: r.closer >= 0 ? side(r.closer) : "" })),
+        h("p", { class: "muted" }, reasonText(s, r, myTeam)),
         scoreSheet(r, side),
         r.match_over ? fairness(s, a) : h("p", { class: "hint" }, t("result.nextHandDealt")),
+        r.match_over ? rematchView({
+          r: s.rematch, seat: s.seat, now: s.now, name: a.seatName, offer: a.rematch, decline: a.declineRematch,
+        }) : null,
         h("div", { class: "row end wrap" },
           r.match_over
             ? [h("a", { class: "btn", href: "#/", id: "back-lobby" }, t("result.backToLobby")),
@@ -361,8 +393,9 @@ export function tableScreen(s: Screen, a: Actions): VNode<any> {
   const g = s.game;
   const waiting = s.meta.status === "waiting" || s.meta.status === "starting" || !g;
   return h("div", { class: `table-screen ${s.sideOpen ? "side-open" : ""}` },
-    h("div", { key: "main", class: "table-main felt" },
+    h("div", { key: "main", class: "table-main felt", "data-felt": s.meta.felt ?? "felt_default" },
       headView(s, a),
+      s.emoteOpen ? emotePicker(s.ownedEmotes, a.sendEmote) : null,
       waiting ? waitingRoom(s, a) : boardView(s, g!, a)),
     sideView(s, a),
     s.shownResult && g ? resultOverlay(s, s.shownResult, a) : null);

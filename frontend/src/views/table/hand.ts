@@ -68,16 +68,17 @@ function btn(id: string, label: string, key: string, on: () => void, enabled: bo
 }
 
 export function actionsView(a: ActionsInput): VNode<any> {
-  // All four buttons are always there (keyboard shortcuts, tests, screen readers); the
+  // Shortcut keys are digits in the bar's order, the same in every language and
+  // keyboard layout. All four buttons are always there (keyboard shortcuts, tests, screen readers); the
   // pair that does not fit the phase is folded away to leave room on small screens.
   const play = a.canPlay ? "" : " folded";
   const draw = a.canPlay ? " folded" : "";
   return h("div", { key: "actions", class: "actions-bar", role: "toolbar", "aria-label": t("table.actions") },
-    btn("act-draw", t("table.draw"), "r", a.draw, a.canDraw, (a.canDraw ? "primary" : "") + draw),
-    btn("act-pile", t("table.takePile"), "p", a.take, a.canTake, draw),
-    btn("act-meld", t("table.meld"), "b", a.meld, a.canPlay && a.chosen >= 3, (a.meldLegal ? "primary target" : "") + play),
-    btn("act-discard", t("table.discard"), "d", a.discard, a.canPlay && a.chosen === 1, (a.canPlay && a.chosen === 1 ? "danger" : "") + play),
-    h("button", { key: "sort", type: "button", id: "act-sort", class: "btn ghost", "aria-keyshortcuts": "o", onclick: a.toggleSort },
+    btn("act-draw", t("table.draw"), "1", a.draw, a.canDraw, (a.canDraw ? "primary" : "") + draw),
+    btn("act-pile", t("table.takePile"), "2", a.take, a.canTake, draw),
+    btn("act-meld", t("table.meld"), "3", a.meld, a.canPlay && a.chosen >= 3, (a.meldLegal ? "primary target" : "") + play),
+    btn("act-discard", t("table.discard"), "4", a.discard, a.canPlay && a.chosen === 1, (a.canPlay && a.chosen === 1 ? "danger" : "") + play),
+    h("button", { key: "sort", type: "button", id: "act-sort", class: "btn ghost", "aria-keyshortcuts": "5", onclick: a.toggleSort },
       t(a.sort === "suit" ? "table.sortRank" : "table.sortSuit")),
     a.chosen ? h("button", { key: "clear", type: "button", id: "act-clear", class: "btn ghost", onclick: a.clear }, t("table.clear")) : null);
 }

@@ -20,6 +20,8 @@ import { meldLabel } from "./melds";
 import { enabled, finishAll, measure } from "./motion";
 import { baseView, moveText } from "./sheet";
 import { play } from "./sound";
+import { EMOTE_SHOWN_MS } from "./emotes";
+import type { RematchState } from "./rematch";
 
 // Paint-latency probes read by the browser tests: ms from a frame's arrival to the end of
 // the animation frame that painted it, and the cost of each render.
@@ -31,6 +33,7 @@ export function tableView(el: HTMLElement, tableId: string): View {
     tableId, meta: null, seat: null, game: null, legal: [], selected: [], notice: "", noticeKind: "info",
     sort: (localStorage.getItem("buraco.sort") as Sort) || "suit", last: null, freshKey: null, moves: [],
     shownResult: null, deadline: null, verifyState: "idle", missing: "", sideOpen: false, now: socket.serverNow(),
+    emotes: {}, emoteOpen: false, ownedEmotes: [], rematch: null,
   };
   const chat = chatPanel(tableId, { compact: true });
   let seq = 0;
@@ -92,6 +95,9 @@ export function tableView(el: HTMLElement, tableId: string): View {
       if (!String(f.cid).startsWith(`${tableId}.`)) return;
       s.notice = tk(`err.${f.code}`, "err.unknown");
       s.noticeKind = "error";
+    } else if (f.code === "emote_rate_limited" || f.code === "emote_not_owned") {
+      toast(tk(`err.${f.code}`, "err.unknown"));
+      return;
     } else if (f.code === "not_invited" || f.code === "table_not_found") {
       s.missing = f.code;
     } else {
@@ -100,6 +106,40 @@ export function tableView(el: HTMLElement, tableId: string): View {
     schedule();
   }));
   offs.push(socket.on("left", (f) => { if (mine(f)) location.hash = "#/"; }));
+  offs.push(socket.on("emote", (f) => {
+    if (!mine(f) || typeof f.seat !== "number") return;
+    s.emotes[f.seat] = { sku: f.emote, until: Date.now() + EMOTE_SHOWN_MS };
+    schedule();
+    window.setTimeout(schedule, EMOTE_SHOWN_MS + 50);
+  }));
+  get("/api/me/things").then((d) => {
+    s.ownedEmotes = (d.items ?? []).filter((i: any) => i.kind === "emote").map((i: any) => i.sku);
+  }).catch(() => undefined);
+
+  offs.push(socket.on("rematch", (f) => {
+    if (!mine(f)) return;
+    showRematch(f as unknown as RematchState);
+  }));
+
+  function showRematch(r: RematchState): void {
+    s.rematch = r;
+    if (r.state === "started" && r.new_table) location.hash = `#/table/${r.new_table}`;
+    schedule();
+  }
+
+  async function rematch(decline = false): Promise<void> {
+    try {
+      showRematch(await post(`/api/tables/${tableId}/rematch${decline ? "/decline" : ""}`, {}));
+    } catch (e) {
+      toast(errorText(e), "error");
+    }
+  }
+
+  function sendEmote(sku: string): void {
+    socket.send({ type: "emote", table: tableId, emote: sku });
+    s.emoteOpen = false;
+    schedule();
+  }
   socket.watch(tableId);
   const clockTimer = window.setInterval(tick, 250);
 
@@ -341,7 +381,8 @@ export function tableView(el: HTMLElement, tableId: string): View {
     if (moving) finishAll();
     render(tableScreen(s, {
       draw, takePile: () => takePile(), meld, discard, addTo, toggle, leave, playAgain, act, verify, repaint: paint,
-      chatEl: chat.el, myTurn: myTurn(), canDraw: canDraw(), canPlay: canPlay(), chosen: chosen(), seatName,
+      chatEl: chat.el, myTurn: myTurn(), canDraw: canDraw(), canPlay: canPlay(), chosen: chosen(), seatName, sendEmote,
+      rematch: () => rematch(), declineRematch: () => rematch(true),
     }), el);
     if (!chatPainted) {
       chat.render();
@@ -370,6 +411,7 @@ export function tableView(el: HTMLElement, tableId: string): View {
 
   function tick(): void {
     if (!s.meta) return;
+    if (s.rematch?.state === "open") schedule(); // the rematch's seconds left
     tickClock({
       root: el, deadline: s.meta.status === "playing" ? s.deadline : null, now: socket.serverNow(),
       total: s.meta.turbo ? 12 : 30, mine: myTurn(), onWarnTick: () => play("tick"),
@@ -381,8 +423,8 @@ export function tableView(el: HTMLElement, tableId: string): View {
     if (target.closest("input, textarea, select, [role=dialog]") || e.ctrlKey || e.metaKey || e.altKey) return;
     const key = e.key.toLowerCase();
     const map: Record<string, () => void> = {
-      r: draw, p: () => takePile(), b: meld, d: () => discard(),
-      o: () => { s.sort = s.sort === "suit" ? "rank" : "suit"; paint(); },
+      1: draw, 2: () => takePile(), 3: meld, 4: () => discard(),
+      5: () => { s.sort = s.sort === "suit" ? "rank" : "suit"; paint(); },
       escape: () => { s.selected = []; paint(); },
     };
     if (map[key] && s.game && s.seat !== null) {

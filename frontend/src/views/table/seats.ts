@@ -3,6 +3,7 @@
 // (turns go clockwise: bottom, left, top, right). Spectators sit on seat 0's side.
 import { h, type VNode } from "preact";
 import { t } from "../../i18n";
+import { cosmetic, emoteBubble } from "./emotes";
 import { strengthName, type BotStrength } from "../../botStrength";
 import { vBack, vRaw } from "./vcards";
 import { mmss } from "./clock";
@@ -25,7 +26,10 @@ export interface SeatInfo {
   seat: number;
   pos: Pos;
   name: string;
-  avatar: string;
+  avatar: string; // the sku of the avatar the player wears
+  back: string; // the sku of the player's card back
+  emote: string | null; // an emote being shown at the seat
+  onMenu: (() => void) | null; // another person's seat: profile, gift, friend, block
   count: number;
   turn: boolean;
   you: boolean;
@@ -46,7 +50,12 @@ export function seatView(s: SeatInfo): VNode<any> {
     key: `seat${s.seat}`, class: `seat pos-${s.pos} ${s.turn ? "turn" : ""} ${s.awayUntil ? "away" : ""}`,
     role: "group", "aria-label": label, "data-seat": s.seat, "data-fx": `seat-${s.seat}`,
   },
-  h("span", { class: "avatar", "aria-hidden": "true", "data-raw": "" }, s.avatar),
+  h(s.onMenu ? "button" : "span", {
+    class: `avatar ${s.onMenu ? "seat-menu-btn" : ""}`, "data-avatar": s.avatar,
+    ...(s.onMenu ? { type: "button", onClick: s.onMenu, "aria-label": t("seat.menu", { name: s.name }), "aria-haspopup": "dialog" } : {}),
+  },
+    h("img", { src: cosmetic(s.avatar), alt: "", width: 44, height: 44 }),
+    s.emote ? emoteBubble(s.emote) : null),
   h("div", { class: "seat-info" },
     h("span", { class: "seat-name" }, vRaw(s.name, "nm")),
     h("span", { class: "seat-tags" },
@@ -60,7 +69,7 @@ export function seatView(s: SeatInfo): VNode<any> {
         title: s.muerto === "taken" ? t("table.muertoTaken") : s.muerto === "stock" ? t("table.muertoStock") : t("table.muerto"),
       }, t("table.muertoBadge"), s.muerto === "taken" ? " ✓" : "") : null)),
   s.pos !== "bottom" ? h("span", { class: "backs", role: "img", "aria-label": t("table.cardsInHand", { n: s.count }) },
-    ...Array.from({ length: backs }, (_, i) => vBack("tiny", { key: i })),
+    ...Array.from({ length: backs }, (_, i) => vBack("tiny", { key: i, "data-back": s.back, style: { backgroundImage: `url(${cosmetic(s.back)})` } })),
     h("span", { class: "count", "aria-hidden": "true", "data-raw": "" }, String(s.count))) : null,
   s.turn ? h("span", { class: "clock", "data-clock": s.seat, "data-raw": "", hidden: true }) : null);
 }
