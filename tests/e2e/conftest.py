@@ -188,7 +188,10 @@ def short_grace_server(
 
 @pytest.fixture(scope="package")
 def level_gate_server(
-    server: str, pg_url: str, redis_url: str, frontend_dist: Path,
+    server: str,
+    pg_url: str,
+    redis_url: str,
+    frontend_dist: Path,
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[str]:
     """A process on the same database (its own Redis) with the production rule that

@@ -19,7 +19,8 @@ def test_invitation_accepted_from_its_toast(new_context) -> None:
     guest_name = register(guest, "bea")
     # Alone in the lobby, the count still has one player: you.
     guest.wait_for_function(
-        "() => Number(document.querySelector('#online-count')?.textContent) >= 1")
+        "() => Number(document.querySelector('#online-count')?.textContent) >= 1"
+    )
     tid = _invite(host, guest_name)
     guest.click(".toast .toast-accept")
     guest.wait_for_function(f"() => location.hash === '#/table/{tid}'")
@@ -42,7 +43,8 @@ def test_invitation_declined_from_its_toast(new_context) -> None:
     # Declined: sitting now is refused (the table is private and the invitation is gone).
     status = guest.evaluate(
         f"() => fetch('/api/tables/{tid}/sit', {{method: 'POST', headers: {{'Content-Type': "
-        f"'application/json'}}, body: '{{}}'}}).then(r => r.status)")
+        f"'application/json'}}, body: '{{}}'}}).then(r => r.status)"
+    )
     assert status >= 400
 
 

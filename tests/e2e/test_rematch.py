@@ -21,8 +21,10 @@ def _finished_game(new_context):
     register(a, "rosa")
     register(b, "sara")
     tid = a.evaluate(OPEN)
-    sit = (f"() => fetch('/api/tables/{tid}/sit', {{method: 'POST', headers: "
-           "{'Content-Type': 'application/json'}, body: '{}'}).then(r => r.status)")
+    sit = (
+        f"() => fetch('/api/tables/{tid}/sit', {{method: 'POST', headers: "
+        "{'Content-Type': 'application/json'}, body: '{}'}).then(r => r.status)"
+    )
     assert b.evaluate(sit) == 200
     for page in (a, b):
         page.goto(f"/#/table/{tid}")
@@ -55,11 +57,11 @@ def test_rematch_accepted_by_both(new_context, artifacts) -> None:
     b.click("#rematch-accept")
     for page in (a, b):
         page.wait_for_function(
-            f"() => location.hash.startsWith('#/table/') && location.hash !== '#/table/{tid}'")
+            f"() => location.hash.startsWith('#/table/') && location.hash !== '#/table/{tid}'"
+        )
         page.wait_for_selector("#hand .card")
     new = a.evaluate("() => location.hash")
     assert b.evaluate("() => location.hash") == new
-
 
 
 def test_rematch_declined(new_context) -> None:
