@@ -43,6 +43,11 @@ class BlockingRedisCluster(RedisCluster):
             self._gate.release()
 
 
+def as_text(value: Any) -> str:
+    """A reply as text: clients may be built with or without ``decode_responses``."""
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
 def is_cluster_url(url: str) -> bool:
     return url.split("://", 1)[0] in CLUSTER_SCHEMES
 

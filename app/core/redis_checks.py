@@ -13,6 +13,7 @@ import logging
 from typing import Any
 
 from app.core.config import Settings
+from app.core.redis import as_text
 
 log = logging.getLogger("app.redis")
 
@@ -20,9 +21,9 @@ log = logging.getLogger("app.redis")
 async def redis_durability_problems(redis: Any) -> list[str]:
     """What could make this Redis lose keys (empty: nothing found)."""
     config = await redis.config_get("*")
-    policy = _text(config.get("maxmemory-policy", b"noeviction"))
-    aof = _text(config.get("appendonly", b"no"))
-    save = _text(config.get("save", b"")).strip()
+    policy = as_text(config.get("maxmemory-policy", b"noeviction"))
+    aof = as_text(config.get("appendonly", b"no"))
+    save = as_text(config.get("save", b"")).strip()
     problems = []
     if policy != "noeviction":
         problems.append(
@@ -60,7 +61,3 @@ async def warn_if_redis_volatile(redis: Any, settings: Settings) -> list[str]:
     for problem in problems:
         log.warning("Redis may lose live tables: %s", problem)
     return problems
-
-
-def _text(value: Any) -> str:
-    return value.decode() if isinstance(value, bytes) else str(value)

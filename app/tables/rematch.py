@@ -20,6 +20,7 @@ import time
 from typing import Any
 
 from app.core.errors import AppError
+from app.core.redis import as_text
 from app.tables.lobby import _new_id as new_table_id
 from app.tables.meta import TableMeta
 from app.tables.service import TableService
@@ -73,10 +74,6 @@ def _timer(table_id: str) -> str:
     return f"{TIMER}|{table_id}|0"
 
 
-def _text(value: Any) -> str:
-    return value.decode() if isinstance(value, bytes) else str(value)
-
-
 def _seated_person(meta: TableMeta, user_id: int) -> int:
     if meta.status != "finished":
         raise AppError("game_not_finished", "A rematch is offered once the game is over.", 409)
@@ -97,8 +94,8 @@ async def _view(
     svc: TableService, table_id: str, meta: TableMeta, by: dict[str, Any] | None = None
 ) -> dict[str, Any]:
     raw = await svc.redis.hgetall(offer_key(table_id))
-    fields = {_text(k): _text(v) for k, v in raw.items()}
-    yes = {int(_text(u)) for u in await svc.redis.smembers(yes_key(table_id))}
+    fields = {as_text(k): as_text(v) for k, v in raw.items()}
+    yes = {int(as_text(u)) for u in await svc.redis.smembers(yes_key(table_id))}
     accepted, waiting = [], []
     for i, seat in enumerate(meta.seats):
         if seat is None:
@@ -147,11 +144,11 @@ async def accept(svc: TableService, table_id: str, user_id: int, name: str) -> d
         str(wait + 600),
         str(len(set(meta.humans()))),
     )
-    now_state, became, created = _text(result[0]), int(result[1]), int(result[2])
+    now_state, became, created = as_text(result[0]), int(result[1]), int(result[2])
     if now_state in CLOSED:
         raise AppError("rematch_closed", "That rematch offer is over.", 409)
     if created:
-        at = float(_text(result[3]))
+        at = float(as_text(result[3]))
         await svc.store.add_timer(_timer(table_id), at)
         if svc.kick:
             svc.kick(_timer(table_id), at)
@@ -182,9 +179,9 @@ async def expire(svc: TableService, table_id: str, arg: str) -> None:
             await _push(svc, table_id, TableMeta.model_validate_json(raw_meta), None)
         return
     fields = await svc.redis.hmget(offer_key(table_id), ["state", "deadline"])
-    if fields[0] is not None and _text(fields[0]) == "open":
+    if fields[0] is not None and as_text(fields[0]) == "open":
         # Fired before the deadline (another process's clock runs ahead): again later.
-        await svc.store.add_timer(_timer(table_id), float(_text(fields[1])))
+        await svc.store.add_timer(_timer(table_id), float(as_text(fields[1])))
 
 
 def _next_meta(old: TableMeta) -> TableMeta:

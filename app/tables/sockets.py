@@ -25,6 +25,7 @@ from redis.asyncio import Redis
 from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket
 
+from app.core.redis import as_text
 from app.tables.store import user_channel
 
 log = logging.getLogger("app.ws")
@@ -65,7 +66,7 @@ async def register(redis: Redis, user_id: int, socket_id: str, cap: int) -> None
     raw = await redis.eval(
         _REGISTER, 1, sockets_key(user_id), str(time.time()), socket_id, str(cap), str(SOCKETS_TTL)
     )
-    evicted = [v.decode() if isinstance(v, bytes) else str(v) for v in raw or []]
+    evicted = [as_text(v) for v in raw or []]
     if evicted:
         await redis.publish(
             user_channel(user_id), orjson.dumps({"type": CONTROL, "evict": evicted})

@@ -31,6 +31,7 @@ from redis.crc import key_slot
 from redis.exceptions import NoScriptError
 
 from app.core import metrics
+from app.core.redis import as_text
 
 STREAM_MAXLEN = 512  # records kept for resync; older gaps get a fresh snapshot
 TABLE_TTL_SECONDS = 6 * 3600  # a finished or closed table lingers this long
@@ -341,7 +342,7 @@ class TableStore:
         for part in await self.many(
             [("zrange", (k, 0, limit - 1, False, True)) for k in self.bucket_keys(key)]
         ):
-            scored += [(float(score), _str(table_id)) for table_id, score in part]
+            scored += [(float(score), as_text(table_id)) for table_id, score in part]
         ids = [table_id for _, table_id in sorted(scored)[:limit]]
         if not ids:
             return []
@@ -371,7 +372,7 @@ class TableStore:
                 for key in self.bucket_keys(TIMERS_KEY)
             ]
         )
-        return [_str(i) for part in parts for i in part]
+        return [as_text(i) for part in parts for i in part]
 
     async def due_timers_at(self, now: float, limit: int = 50) -> list[tuple[str, float]]:
         """Due timers with their deadlines (for the lateness metric), from every bucket."""
@@ -381,7 +382,7 @@ class TableStore:
                 for key in self.bucket_keys(TIMERS_KEY)
             ]
         )
-        return [(_str(item[0]), float(item[1])) for part in parts for item in part]
+        return [(as_text(item[0]), float(item[1])) for part in parts for item in part]
 
     async def claim_timer(self, member: str) -> bool:
         """Atomically take a due timer: only one process gets 1 back from ZREM."""
@@ -429,7 +430,7 @@ class TableStore:
         parts = await self.many(
             [("zrangebyscore", (key, "-inf", before)) for key in self.bucket_keys(PROCS_KEY)]
         )
-        return [_str(p) for part in parts for p in part]
+        return [as_text(p) for part in parts for p in part]
 
     async def claim_dead(self, proc: str) -> bool:
         """Take a dead process's sweep: only one process gets 1 back from ZREM."""
@@ -438,7 +439,7 @@ class TableStore:
     async def drop_process(self, proc: str) -> list[tuple[str, int, int]]:
         """Forget every socket a dead process counted: (table, user, that player's sockets
         left at the table on the live processes) for each player it counted."""
-        seats = [_str(m).rpartition("|") for m in await self.redis.smembers(k_proc_seats(proc))]
+        seats = [as_text(m).rpartition("|") for m in await self.redis.smembers(k_proc_seats(proc))]
         if not seats:
             return []
         # as few round trips as allowed: each table's count read right after its delete
@@ -456,14 +457,10 @@ class TableStore:
 
 def _sockets_of(counts: dict[Any, Any], user_id: int) -> int:
     prefix = f"{user_id}@"
-    return sum(max(0, int(n)) for field, n in counts.items() if _str(field).startswith(prefix))
+    return sum(max(0, int(n)) for field, n in counts.items() if as_text(field).startswith(prefix))
 
 
 def _bytes(value: Any) -> bytes | None:
     if value is None:
         return None
     return value if isinstance(value, bytes) else str(value).encode()
-
-
-def _str(value: Any) -> str:
-    return value.decode() if isinstance(value, bytes) else str(value)
