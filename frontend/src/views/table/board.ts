@@ -149,7 +149,9 @@ function scoreBar(s: Screen, g: GameView): VNode<any> {
   const pairs = g.teams.length === 4 && teams.length === 2 && s.seat !== null;
   const label = (tm: number) => pairs && tm !== teamOf(g, s.seat!) ? t("table.them") : sideName(s, tm);
   return h("div", { class: "scorebar", "aria-label": t("table.scores") },
-    ...teams.map((tm) => h("span", { key: tm, class: "side-score" }, label(tm), ": ",
+    // On a narrow screen the name gives way, never the score.
+    ...teams.map((tm) => h("span", { key: tm, class: "side-score" },
+      h("span", { class: "side-name" }, `${label(tm)}:`),
       h("strong", { "data-raw": "" }, fmt(g.scores.totals[tm] ?? 0)))),
     s.meta.target_score ? h("span", { class: "muted" }, t("lobby.toPoints", { n: s.meta.target_score })) : null);
 }
