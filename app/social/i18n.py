@@ -26,7 +26,7 @@ MESSAGES: dict[str, Message] = {
         "es": "¡Juega ya!",
         "en": "Play now!",
         "pt-BR": "Jogue já!",
-        "it": "Gioca subito!",
+        "it": "Gioca ora!",
         "pl": "Zagraj teraz!",
     },
     "table.challenge": {
