@@ -26,11 +26,11 @@ MESSAGES: dict[str, Message] = {
         "es": "¡Juega ya!",
         "en": "Play now!",
         "pt-BR": "Jogue já!",
-        "it": "Gioca subito!",
+        "it": "Gioca ora!",
         "pl": "Zagraj teraz!",
     },
     "table.challenge": {
-        "es": "Reto de {name}",
+        "es": "Desafío de {name}",
         "en": "{name}'s challenge",
         "pt-BR": "Desafio de {name}",
         "it": "Sfida di {name}",
@@ -118,7 +118,7 @@ MESSAGES: dict[str, Message] = {
         "pl": "Gracz {nickname} przyjął Twoje zaproszenie do znajomych",
     },
     "note.challenge": {
-        "es": "{from_nickname} te retó a una partida",
+        "es": "{from_nickname} te desafió a una partida",
         "en": "{from_nickname} challenged you to a game",
         "pt-BR": "{from_nickname} te desafiou para uma partida",
         "it": "{from_nickname} ti ha sfidato a una partita",
@@ -126,16 +126,16 @@ MESSAGES: dict[str, Message] = {
     },
     "note.game_voided": {
         "es": {
-            "one": "Se anuló una partida que se perdió: te devolvimos {amount} moneda",
-            "other": "Se anuló una partida que se perdió: te devolvimos {amount} monedas",
+            "one": "Una partida se interrumpió y quedó anulada: te devolvimos {amount} moneda",
+            "other": "Una partida se interrumpió y quedó anulada: te devolvimos {amount} monedas",
         },
         "en": {
-            "one": "A game was lost and voided: you got your {amount} coin back",
-            "other": "A game was lost and voided: you got your {amount} coins back",
+            "one": "A game was cut short and voided: you got your {amount} coin back",
+            "other": "A game was cut short and voided: you got your {amount} coins back",
         },
         "pt-BR": {
-            "one": "Uma partida se perdeu e foi anulada: devolvemos {amount} moeda",
-            "other": "Uma partida se perdeu e foi anulada: devolvemos {amount} moedas",
+            "one": "Uma partida foi interrompida e anulada: devolvemos {amount} moeda",
+            "other": "Uma partida foi interrompida e anulada: devolvemos {amount} moedas",
         },
         "it": {
             "one": "Una partita è andata persa ed è stata annullata: ti abbiamo "

@@ -56,6 +56,15 @@ def test_guest_plays_a_full_hand_against_a_bot(new_context, artifacts: Path) -> 
             page.locator("#hand .card").first.click()
             page.click("#act-discard")
             page.wait_for_function("() => document.querySelector('#act-draw').disabled")
+            # Your own moves are logged in the second person ("Descartas…"), never as
+            # "Tú descarta…".
+            mine = json.dumps(ES["move.discardedYou"].split("{")[0])
+            page.wait_for_function(
+                f"() => [...document.querySelectorAll('.move-log li')]"
+                f".some(li => li.textContent.startsWith({mine}))"
+            )
+            log = page.eval_on_selector_all(".move-log li", "ls => ls.map(l => l.textContent)")
+            assert not [line for line in log if line.startswith(ES["table.you"] + " ")], log
             refused = True
             continue
         draw_and_discard(page, keyboard=turns % 2 == 0)

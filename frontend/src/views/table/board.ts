@@ -227,7 +227,7 @@ function boardView(s: Screen, g: GameView, a: Actions): VNode<any> {
   const others = Array.from({ length: g.players }, (_, n) => n).filter((n) => n !== viewer);
   const theirTeams = g.melds.map((_, i) => i).filter((tm) => tm !== myTeam);
   const takes = s.legal.filter((c) => c.type === "take_discard");
-  const lastText = s.last ? moveText(s.last, a.seatName) : null;
+  const lastText = s.last ? moveText(s.last, a.seatName, s.seat) : null;
   const sel = a.chosen;
   return h("div", { key: "board", class: `board players-${g.players} ${s.seat === null ? "spectator" : ""} ${g.players > 2 ? "around" : "duel"}` },
     h("div", { key: "opponents", class: "opponents" }, ...others.map((n) => seatOf(s, g, n))),
@@ -320,7 +320,7 @@ function sideView(s: Screen, a: Actions): VNode<any> {
     h("section", { class: "panel moves", "aria-labelledby": "moves-title" },
       h("h2", { id: "moves-title" }, t("table.moves")),
       h("ol", { class: "move-log", "aria-live": "polite" }, ...s.moves.slice(0, 12).map((m, i) =>
-        h("li", { key: `${s.moves.length - i}` }, moveText(m, a.seatName))))),
+        h("li", { key: `${s.moves.length - i}` }, moveText(m, a.seatName, s.seat))))),
     h("div", { class: "chat-host", ref: hostChat(a.chatEl) }));
 }
 

@@ -149,7 +149,7 @@ export function tableView(el: HTMLElement, tableId: string): View {
   }
 
   function log(e: any, say = false): void {
-    const text = moveText(e, seatName);
+    const text = moveText(e, seatName, s.seat);
     if (!text) return;
     s.moves = [e, ...s.moves].slice(0, 30);
     if (say) toast(text);

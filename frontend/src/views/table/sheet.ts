@@ -7,15 +7,19 @@ import type { GameView, HandResult } from "../../game";
 import { t, tk, type Key } from "../../i18n";
 import { canastaBadge } from "./melds";
 
-export function moveText(e: any, name: (seat: number) => string): string | null {
+/** One line of the move log. Your own moves have their own sentences (`me` is your
+ * seat): "Tú" or "You" does not conjugate like a name ("Tú levanta", "You takes"). */
+export function moveText(e: any, name: (seat: number) => string, me: number | null = null): string | null {
   const who = e.seat !== undefined ? name(e.seat) : "";
+  const k = (theirs: Key, mine: Key): Key => (e.seat !== undefined && e.seat === me ? mine : theirs);
   switch (e.type) {
     case "drew": return e.card ? t("move.drewCard", { who, card: cardLabel(e.card) }) : t("move.drew", { who });
-    case "took_pile": return t("move.tookPile", { who, n: e.count });
-    case "melded": return t("move.melded", { who, cards: cardsLabel(e.cards) });
-    case "added": return t("move.added", { who, cards: cardsLabel(e.cards) });
-    case "discarded": return t("move.discarded", { who, card: cardLabel(e.card) });
-    case "muerto_taken": return t(e.direct ? "move.muertoDirect" : "move.muertoIndirect", { who });
+    case "took_pile": return t(k("move.tookPile", "move.tookPileYou"), { who, n: e.count });
+    case "melded": return t(k("move.melded", "move.meldedYou"), { who, cards: cardsLabel(e.cards) });
+    case "added": return t(k("move.added", "move.addedYou"), { who, cards: cardsLabel(e.cards) });
+    case "discarded": return t(k("move.discarded", "move.discardedYou"), { who, card: cardLabel(e.card) });
+    case "muerto_taken": return t(e.direct ? k("move.muertoDirect", "move.muertoDirectYou")
+      : k("move.muertoIndirect", "move.muertoIndirectYou"), { who });
     case "muerto_to_stock": return t("move.muertoToStock");
     case "hand_started": return t("move.handStarted", { n: e.hand_no });
     case "hand_ended": return t("move.handEnded");
