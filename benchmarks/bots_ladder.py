@@ -43,7 +43,7 @@ from app.rules.deal import random_deal  # noqa: E402
 from app.rules.engine import apply  # noqa: E402
 from app.rules.levels import make_bot  # noqa: E402
 from app.rules.ruleset import PRESET_PLAYERS, PRESETS, RuleSet, make_ruleset  # noqa: E402
-from app.rules.search import BUDGET, HORIZON, SAMPLES, StrongBot  # noqa: E402
+from app.rules.search import BUDGET, DISCARDS, FOUR, HORIZON, SAMPLES, StrongBot  # noqa: E402
 from app.rules.state import DRAW, MAX_TURNS, PLAY, State, initial_state  # noqa: E402
 
 
@@ -79,6 +79,7 @@ class Strong:
     budget = BUDGET
     samples = SAMPLES
     horizon = HORIZON
+    discards = DISCARDS
 
 
 def duplicate(
@@ -101,6 +102,7 @@ def duplicate(
         for bot in bots:
             if isinstance(bot, StrongBot):
                 bot.budget, bot.samples, bot.horizon = Strong.budget, Strong.samples, Strong.horizon
+                bot.discards = Strong.discards
         scores = play(start, bots, times).hand_scores
         if n == 2 or rules.pairs:
             a_points += scores[a_teams[0]]
@@ -113,9 +115,10 @@ def duplicate(
 
 
 def run_part(
-    args: tuple[str, int, int, int, tuple[float, int, int]],
+    args: tuple[str, int, int, int, tuple[float, int, int, int]],
 ) -> tuple[float, float, list[float]]:
-    preset, players, lo, hi, (Strong.budget, Strong.samples, Strong.horizon) = args
+    preset, players, lo, hi, settings = args
+    Strong.budget, Strong.samples, Strong.horizon, Strong.discards = settings
     rules = make_ruleset(preset, players)
     strong = normal = 0.0
     times: list[float] = []
@@ -159,8 +162,13 @@ def main(argv: list[str] | None = None) -> int:
         default=200,
         help="GreedyBot self-play hands per row checked for the turn cap",
     )
-    parser.add_argument("--samples", type=int, default=SAMPLES, help="its worlds at most")
+    parser.add_argument(
+        "--samples", type=int, default=SAMPLES, help="its worlds at most (x FOUR with four players)"
+    )
     parser.add_argument("--horizon", type=int, default=HORIZON, help="its rollout turns")
+    parser.add_argument(
+        "--discards", type=int, default=DISCARDS, help="its discard candidates at most"
+    )
     args = parser.parse_args(argv)
     rows = [
         (p, n)
@@ -172,7 +180,9 @@ def main(argv: list[str] | None = None) -> int:
     result: dict[str, dict[str, dict[str, float]]] = {}
     print(
         f"bots ladder: {args.hands} duplicate deals per row; strong bot: budget "
-        f"{args.budget * 1000:.0f} ms, {args.samples} worlds, {args.horizon} turns; "
+        f"{args.budget * 1000:.0f} ms, {args.samples} worlds ({args.samples * FOUR} with four "
+        f"players), {args.horizon} turns, "
+        f"{args.discards} discards; "
         f"{native.describe()}"
     )
     print(
@@ -189,7 +199,7 @@ def main(argv: list[str] | None = None) -> int:
         for preset, players in rows:
             t0 = time.perf_counter()
             bounds = [args.hands * i // chunks for i in range(chunks + 1)]
-            strong_settings = (args.budget, args.samples, args.horizon)
+            strong_settings = (args.budget, args.samples, args.horizon, args.discards)
             parts = [
                 (preset, players, lo, hi, strong_settings)
                 for lo, hi in zip(bounds, bounds[1:], strict=False)

@@ -15,8 +15,9 @@ closed pile's buried cards). Nothing of the real hidden cards goes in, and the s
 the bot's seed mixed with numbers the seat sees, so re-dealing the hidden cards does
 not change a decision (tests/rules/test_levels.py).
 
-The budget: at most ``samples`` worlds, and where a ``clock`` is given (the live tables
-and the ladder pass the process's CPU time) no new world once ``budget`` seconds went.
+The budget: at most ``samples`` worlds (``FOUR`` times as many with four players), and
+where a ``clock`` is given (the live tables and the ladder pass the process's CPU time)
+no new world once ``budget`` seconds went.
 """
 
 from __future__ import annotations
@@ -29,13 +30,21 @@ from .cards import full_deck
 from .engine import apply
 from .melds import meld_cards
 from .prng import SplitMix, mix
+from .ruleset import RuleSet
 from .scoring import score_hand
 from .state import DRAW, M_TABLE, PLAY, State
 
 SAMPLES = 20  # worlds per decision at most (10 gain less in closed-pile and pairs games)
+FOUR = 2  # four players: that many times the worlds (three hidden hands; docs/bots.md)
 HORIZON = 24  # turns each candidate is played out for (then the table is scored)
 DISCARDS = 3  # discard candidates: GreedyBot's first ones
 BUDGET = 0.06  # seconds of the clock per decision, checked between worlds
+
+
+def worlds_for(rules: RuleSet, samples: int) -> int:
+    """Worlds per decision: with four players the hidden cards spread over three hands
+    and each world tells less (measured on the ladder: docs/bots.md)."""
+    return samples * FOUR if rules.players == 4 else samples
 
 
 def hidden_pool(state: State, seat: int) -> list[int]:
@@ -208,8 +217,10 @@ class StrongBot:
         horizon: int = HORIZON,
         clock: Callable[[], float] | None = None,
         budget: float = BUDGET,
+        discards: int = DISCARDS,
     ) -> None:
         self.seed = seed
+        self.discards = discards
         self.samples = samples
         self.horizon = horizon
         self.clock = clock
@@ -252,7 +263,7 @@ class StrongBot:
         elif isinstance(first, C.Discard) and len(state.hands[seat]) > 2:
             for card in greedy.discard_order(state, seat):
                 cmd = C.Discard(card)
-                if len(out) >= DISCARDS:
+                if len(out) >= self.discards:
                     break
                 if (
                     cmd != first
@@ -279,7 +290,7 @@ class StrongBot:
         totals = [0] * len(options)
         start = self.clock() if self.clock is not None else 0.0
         self.searched += 1
-        for _ in range(self.samples):
+        for _ in range(worlds_for(rules, self.samples)):
             world = determinize(state, seat, rng, self.known.cards)
             self.worlds += 1
             for i, cmd in enumerate(options):
@@ -294,4 +305,12 @@ class StrongBot:
         return options[best]
 
 
-__all__ = ["PileMemory", "StrongBot", "determinize", "hidden_pool", "rollout", "value"]
+__all__ = [
+    "PileMemory",
+    "StrongBot",
+    "determinize",
+    "hidden_pool",
+    "rollout",
+    "value",
+    "worlds_for",
+]

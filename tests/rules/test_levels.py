@@ -16,7 +16,7 @@ from app.rules.legal import legal_commands
 from app.rules.levels import EasyBot, make_bot
 from app.rules.prng import SplitMix, mix
 from app.rules.ruleset import make_ruleset
-from app.rules.search import PILE, StrongBot, determinize, hidden_pool
+from app.rules.search import FOUR, PILE, StrongBot, determinize, hidden_pool
 from app.rules.state import DRAW, MAX_TURNS, PLAY, State
 from tests.rules.rules_support import GAMES, all_cards, dealt, in_play, resample
 
@@ -193,6 +193,20 @@ def test_a_clock_caps_the_strong_bots_worlds() -> None:
     bot.choose(state, state.turn)
     if bot.searched:
         assert bot.worlds == 3  # worlds 1, 2, 3 at clock 1, 2, 3 - start (0) >= 2.5
+
+
+@pytest.mark.parametrize(("preset", "players"), [("cerrado_sucio", 4), ("cerrado_sucio", 2)])
+def test_four_players_get_more_worlds_per_decision(preset: str, players: int) -> None:
+    """Three hidden hands tell less per world: a four-player search deals FOUR times
+    the worlds (docs/bots.md, the ladder's four-player rows)."""
+    per = FOUR if players == 4 else 1
+    searched = 0
+    for state in _positions(preset, players, 12, 6):
+        bot = StrongBot(seed=2, samples=3)
+        bot.choose(state, state.turn)
+        assert bot.worlds == 3 * per * bot.searched
+        searched += bot.searched
+    assert searched >= 1
 
 
 def test_a_full_run_whose_wild_slot_we_hold_extends_by_that_card() -> None:
