@@ -6,6 +6,7 @@ import { t, tk } from "../i18n";
 import { spinner, toast, dialog, avatarImg } from "../ui";
 import { challengeDialog } from "./social";
 import { presetName } from "./createTable";
+import { itemPreview, price } from "./shop";
 import type { View } from "../view";
 
 export function profileView(el: HTMLElement, userId: number): View {
@@ -39,7 +40,8 @@ export function profileView(el: HTMLElement, userId: number): View {
       return;
     }
     const dlg = dialog(t("gift.pick"), h("ul", { class: "list" }, ...items.map((i) =>
-      h("li", { class: "row between" }, h("span", null, tk(`item.${i.sku}`, "item.unknown")),
+      h("li", { class: "row between gift-line" },
+        h("span", { class: "row" }, itemPreview(i), h("span", null, tk(`item.${i.sku}`, "item.unknown")), price(i)),
         h("button", {
           type: "button", class: "btn tiny pink", "data-gift": i.sku,
           // To this profile's player, friend or not (seed 000: "from any user's profile").
