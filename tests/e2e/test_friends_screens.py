@@ -69,10 +69,16 @@ def test_friends_screens_fit(new_context, artifacts, width: int, height: int) ->
     bea.wait_for_selector("#ch-send")
     check("challenge")
     bea.keyboard.press("Escape")
+    ana_id = ana.evaluate("() => fetch('/api/me').then(r => r.json()).then(m => m.id)")
     bea.goto("/#/")
     bea.wait_for_selector("#online-count")
+    # Her friend comes first in the online list (other players of this run are online too).
+    bea.wait_for_selector(f".players li[data-user='{ana_id}']")
+    first = bea.locator(".players li").first
+    assert first.get_attribute("data-user") == str(ana_id)
+    assert "friend" in (first.get_attribute("class") or "")
+    bea.locator(".panel.online").screenshot(path=str(artifacts / f"friends-online-{width}.png"))
     check("lobby")
-    ana_id = ana.evaluate("() => fetch('/api/me').then(r => r.json()).then(m => m.id)")
     bea.goto(f"/#/profile/{ana_id}")
     bea.wait_for_selector("#profile-gift")
     check("profile")
