@@ -38,6 +38,8 @@ def test_create_dialog_fits(new_context, artifacts, width: int, height: int) -> 
     as_guest(page)
     page.click("#create-table")
     page.wait_for_selector("#ct-submit")
+    # The server's answer on the special options (open here) re-renders the dialog.
+    page.wait_for_function("() => !document.querySelector('#ct-private').disabled")
     assert page.evaluate(OVERFLOWS) == []
     page.screenshot(path=str(artifacts / f"create-dialog-{width}.png"))
     page.click("#house-toggle")
