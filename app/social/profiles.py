@@ -43,7 +43,8 @@ async def profile(db: AsyncSession, redis: Redis, me: User, user_id: int) -> Pro
         online=online,
         relation=relation,
         blocked=blocked,
-        can_challenge=online and not blocked and me.id != user.id,
+        # A challenge names its friend by username, which a guest does not have yet.
+        can_challenge=online and not blocked and me.id != user.id and not user.is_guest,
         can_gift=not blocked and me.id != user.id,
     )
 

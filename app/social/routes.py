@@ -12,7 +12,7 @@ from app.api.deps import CurrentUser, DbDep, RedisDep
 from app.core.errors import ERROR_RESPONSES
 from app.economy.deps import NotifierDep
 from app.economy.levels import level_for
-from app.economy.models import PlayerStats
+from app.economy.models import EquippedItem, PlayerStats
 from app.economy.notify import Outbox
 from app.social import friends, presence, profiles
 from app.social.models import FriendRequest
@@ -28,9 +28,14 @@ async def players_out(
 ) -> list[PlayerOut]:
     ids = [u.id for u in users]
     xp: dict[int, int] = {}
+    avatars: dict[int, str] = {}
     if ids:
         stmt = select(PlayerStats.user_id, PlayerStats.xp).where(PlayerStats.user_id.in_(ids))
         xp = {u: int(x) for u, x in (await db.execute(stmt)).all()}
+        worn = select(EquippedItem.user_id, EquippedItem.sku).where(
+            EquippedItem.user_id.in_(ids), EquippedItem.slot == "avatar"
+        )
+        avatars = {u: sku for u, sku in (await db.execute(worn)).all()}
     mine = {f.id for f in await friends.friends_of(db, me)}
     return [
         PlayerOut(
@@ -39,6 +44,8 @@ async def players_out(
             level=level_for(xp.get(u.id, 0)),
             online=u.id in online,
             friend=u.id in mine,
+            avatar=avatars.get(u.id),
+            guest=u.is_guest,
         )
         for u in users
     ]

@@ -26,6 +26,8 @@ class PlayerOut(BaseModel):
     level: int
     online: bool
     friend: bool
+    avatar: str | None = None  # the equipped avatar's sku (None: the default drawing)
+    guest: bool = False  # no username yet: cannot be challenged ("Retar") until claimed
 
 
 class FriendRequestOut(BaseModel):

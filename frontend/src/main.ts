@@ -4,8 +4,8 @@ import { api, get, post, errorText } from "./api";
 import { h, mount, raw, fmt } from "./dom";
 import { LANGS, clockTime, dayWord, initLang, num, onLang, serverLang, setLang, lang, t, tk, type Lang } from "./i18n";
 import { backoff, CLOSE, socket } from "./socket";
-import { app, changed, onChange, refreshEquipped, refreshUnread, refreshWallet, setWallet, avatarFor, notifParams, type Invite } from "./state";
-import { toast, coinIcon, gemIcon, type ToastAction } from "./ui";
+import { app, changed, onChange, refreshEquipped, refreshUnread, refreshWallet, setWallet, notifParams, type Invite } from "./state";
+import { toast, coinIcon, gemIcon, avatarImg, type ToastAction } from "./ui";
 import { answerInvite } from "./invites";
 import { welcomeView } from "./views/welcome";
 import { lobbyView } from "./views/lobby";
@@ -100,7 +100,7 @@ function renderHeader(): void {
       langSelect,
       me ? h("details", { class: "usermenu" },
         h("summary", { "aria-label": t("nav.account") },
-          h("span", { class: "avatar small", "aria-hidden": "true", "data-raw": "" }, avatarFor(app.equipped, me.nickname)),
+          avatarImg(app.equipped.avatar, "small"),
           raw(me.nickname, "span", "me-name")),
         h("div", { class: "menu" },
           h("a", { href: `#/profile/${me.id}` }, t("nav.profile")),
@@ -108,6 +108,13 @@ function renderHeader(): void {
           h("button", { type: "button", onclick: logout }, t("account.logout")))) : null,
     ),
   );
+  // On a phone the links scroll sideways: keep the current page's link in sight.
+  const nav = header.querySelector<HTMLElement>(".nav");
+  const active = nav?.querySelector<HTMLElement>("a.active");
+  if (nav && active && nav.scrollWidth > nav.clientWidth) {
+    const a = active.getBoundingClientRect(), n = nav.getBoundingClientRect();
+    nav.scrollLeft += a.left - n.left - (n.width - a.width) / 2;
+  }
 }
 
 function afterClaim(me: any): void {

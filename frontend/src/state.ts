@@ -82,17 +82,9 @@ export function applyLook(): void {
   root.dataset.felt = app.equipped.felt ?? "";
 }
 
-export const AVATARS: Record<string, string> = {
-  avatar_sombrero: "🤠", avatar_gafas: "😎", avatar_corona: "👑", avatar_pirata: "🏴‍☠️",
-};
-
-export const EMOTES: Record<string, string> = {
-  emote_risa: "😂", emote_aplauso: "👏", emote_beso: "😘", emote_llanto: "😢",
-};
-
-export function avatarFor(equipped: Record<string, string> | undefined, name: string): string {
-  const sku = equipped?.avatar;
-  if (sku && AVATARS[sku]) return AVATARS[sku];
+/** A name's initial, where a drawing would not fit (the score sheet's small badges).
+ *  Avatars themselves are SVG drawings: ui.ts avatarImg. */
+export function avatarFor(_equipped: Record<string, string> | undefined, name: string): string {
   return (name.trim()[0] ?? "?").toUpperCase();
 }
 

@@ -111,3 +111,15 @@ export function coinIcon(size = ""): HTMLElement {
 export function gemIcon(size = ""): HTMLElement {
   return h("span", { class: `ic gem ${size}`, "aria-hidden": "true" });
 }
+
+/** A cosmetic's drawing (an SVG file of frontend/public/cosmetics). */
+export const cosmeticUrl = (sku: string): string => `/cosmetics/${sku}.svg`;
+
+/** A player's equipped avatar (the default drawing when none is equipped): the same
+ *  SVG the table draws at their seat, never an emoji (no emoji font needed). */
+export function avatarImg(sku: string | null | undefined, size: "" | "small" | "big" = ""): HTMLElement {
+  const avatar = sku && sku.startsWith("avatar_") ? sku : "avatar_default";
+  const px = size === "big" ? 84 : size === "small" ? 30 : 44;
+  return h("span", { class: `avatar ${size}`, "aria-hidden": "true", "data-avatar": avatar },
+    h("img", { src: cosmeticUrl(avatar), alt: "", width: px, height: px, decoding: "async" }));
+}

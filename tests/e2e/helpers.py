@@ -122,3 +122,26 @@ def open_table(
     )
     page.goto(f"/#/table/{tid}")
     return str(tid)
+
+
+def steady_turn(page: Page) -> None:
+    """One whole turn, like draw_and_discard, but it makes sure the chosen card took: a
+    click on a card that is still gliding into place (the drawn card's motion) can miss,
+    and the discard button then stays disabled. Many turns in a row need this."""
+    size = page.locator("#hand .card").count()
+    page.click("#act-draw")
+    page.wait_for_function(f"() => document.querySelectorAll('#hand .card').length === {size + 1}")
+    ready = "() => !document.querySelector('#act-discard').disabled"
+    for attempt in range(6):
+        chosen = page.locator("#hand .card[aria-pressed='true']")
+        if chosen.count() != 1:
+            for _ in range(chosen.count()):  # a stray choice: clear it first
+                chosen.first.click()
+            page.locator("#hand .card").nth(attempt % 2).click()
+        try:
+            page.wait_for_function(ready, timeout=1500)
+            break
+        except Exception:  # noqa: BLE001 - playwright's TimeoutError: try again
+            continue
+    page.click("#act-discard")
+    page.wait_for_function(f"() => document.querySelectorAll('#hand .card').length === {size}")

@@ -169,3 +169,43 @@ async def test_notifications_read_one_and_all(app: FastAPI, make_client: Clients
     ] == "notification_not_found"
     await ca.post("/api/notifications/read-all")
     assert (await ca.get("/api/notifications")).json()["unread"] == 0
+
+
+async def test_player_lists_carry_the_equipped_avatar(app: FastAPI, make_client: Clients) -> None:
+    a, b = await new_users(app.state.sessionmaker, 2)
+    ca, cb = await client_for(app, make_client, a), await client_for(app, make_client, b)
+    assert (await cb.post("/api/shop/buy", json={"sku": "avatar_gafas"})).status_code == 200
+    await ca.post("/api/friends/requests", json={"user_id": b})
+    await cb.post("/api/friends/requests", json={"user_id": a})
+    assert [(f["user_id"], f["avatar"]) for f in (await ca.get("/api/friends")).json()] == [
+        (b, "avatar_gafas")
+    ]
+    # Nothing equipped: null, and the client draws the default avatar.
+    assert [(f["user_id"], f["avatar"]) for f in (await cb.get("/api/friends")).json()] == [
+        (a, None)
+    ]
+    nick_b = (await cb.get("/api/me")).json()["nickname"]
+    found = (await ca.get("/api/players/search", params={"q": nick_b})).json()
+    assert [p["avatar"] for p in found] == ["avatar_gafas"]
+
+
+async def test_a_guest_is_never_offered_for_a_challenge(app: FastAPI, make_client: Clients) -> None:
+    """A challenge names its friend by username, which a guest does not have: lists say
+    who is a guest, and a guest's profile offers no "Retar" (the server would refuse it)."""
+    from app.users.models import User
+
+    (a,) = await new_users(app.state.sessionmaker, 1)
+    async with app.state.sessionmaker() as db:
+        guest = User(nickname="Invitado4242", is_guest=True)
+        db.add(guest)
+        await db.commit()
+        g = guest.id
+    ca = await client_for(app, make_client, a)
+    await app.state.redis.zadd(presence.PRESENCE_KEY, {str(u): time.time() for u in (a, g)})
+    online = {p["user_id"]: p["guest"] for p in (await ca.get("/api/players/online")).json()}
+    assert online[g] is True and online[a] is False
+    profile = (await ca.get(f"/api/profiles/{g}")).json()
+    assert profile["online"] is True and profile["can_challenge"] is False
+    assert profile["can_gift"] is True
+    refused = await ca.post("/api/challenges", json={"username": "Invitado4242"})
+    assert refused.json()["error"]["code"] == "user_not_found"

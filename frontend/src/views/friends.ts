@@ -2,7 +2,7 @@
 import { get, post, del, errorText } from "../api";
 import { h, mount, raw } from "../dom";
 import { t } from "../i18n";
-import { spinner, toast } from "../ui";
+import { spinner, toast, avatarImg } from "../ui";
 import { challengeDialog } from "./social";
 import type { View } from "../view";
 
@@ -44,9 +44,9 @@ export function friendsView(el: HTMLElement): View {
     }
   }
 
-  function person(p: any, extra: HTMLElement[]): HTMLElement {
+  function person(p: any, extra: (HTMLElement | null)[]): HTMLElement {
     return h("li", { class: "person" },
-      h("a", { href: `#/profile/${p.user_id}` }, raw(p.nickname, "strong")),
+      h("a", { href: `#/profile/${p.user_id}`, class: "who" }, avatarImg(p.avatar, "small"), raw(p.nickname, "strong")),
       h("span", { class: `presence ${p.online ? "on" : ""}` }, t(p.online ? "social.online" : "social.offline")),
       h("span", { class: "muted small" }, t("profile.levelN", { n: p.level })),
       h("span", { class: "row" }, ...extra));
@@ -63,7 +63,8 @@ export function friendsView(el: HTMLElement): View {
         h("section", { class: "panel", "aria-labelledby": "fr-list" },
           h("h2", { id: "fr-list" }, t("friends.list")),
           friends.length ? h("ul", { class: "list" }, ...friends.map((f) => person(f, [
-            h("button", { type: "button", class: "btn tiny", onclick: () => challengeDialog(f.nickname) }, t("social.challenge")),
+            // A guest has no username to be challenged by yet (the server would refuse).
+            f.guest ? null : h("button", { type: "button", class: "btn tiny", "data-challenge": f.nickname, onclick: () => challengeDialog(f.nickname) }, t("social.challenge")),
             h("a", { class: "btn tiny pink", href: `#/profile/${f.user_id}` }, t("gift.give")),
             h("button", { type: "button", class: "btn tiny ghost", onclick: () => call(() => del(`/api/friends/${f.user_id}`)) }, t("friends.remove")),
           ]))) : h("p", { class: "empty" }, t("friends.none"))),

@@ -7,7 +7,7 @@ import { PRESET_NAMES } from "../presets";
 import { socket } from "../socket";
 import { app, changed, onChange, refreshWallet, setWallet } from "../state";
 import { botStrength, setBotStrength, STRENGTHS, strengthName } from "../botStrength";
-import { toast, coinIcon } from "../ui";
+import { toast, coinIcon, avatarImg } from "../ui";
 import { createTableDialog, presetName } from "./createTable";
 import { chatPanel, type ChatPanel } from "./chat";
 import { answerInvite } from "../invites";
@@ -230,11 +230,15 @@ export function lobbyView(el: HTMLElement): View {
   function onlineCard(): HTMLElement {
     return h("section", { class: "panel online", "aria-labelledby": "online-title" },
       h("h2", { id: "online-title" }, t("lobby.online"), h("span", { class: "count", "data-raw": "", id: "online-count" }, ` ${fmt(onlineCount())}`)),
-      h("ul", { class: "players" }, ...online.filter((p) => p.user_id !== app.me?.id).slice(0, 50).map((p) =>
-        h("li", null,
-          h("a", { href: `#/profile/${p.user_id}` }, raw(p.nickname), h("span", { class: "muted" }, " · ", t("profile.levelN", { n: p.level }))),
-          // Guests ("Invitado1234") have no username yet, so they cannot be challenged.
-          /^Invitado\d*$/.test(p.nickname) ? null
+      // Friends first (the ones you came to play with), each ringed in the list.
+      h("ul", { class: "players" }, ...online.filter((p) => p.user_id !== app.me?.id)
+        .sort((a, b) => Number(!!b.friend) - Number(!!a.friend)).slice(0, 50).map((p) =>
+        h("li", { class: p.friend ? "friend" : null, "data-user": p.user_id },
+          h("span", { class: "who" },
+            h("a", { href: `#/profile/${p.user_id}`, class: "who" }, avatarImg(p.avatar, "small"), raw(p.nickname)),
+            h("span", { class: "muted small" }, t("profile.levelN", { n: p.level }))),
+          // Guests have no username yet, so they cannot be challenged.
+          p.guest ? null
             : h("button", { type: "button", class: "btn tiny", onclick: () => challengeDialog(p.nickname) }, t("social.challenge"))))),
       online.length <= 1 ? h("p", { class: "empty" }, t("lobby.nobodyOnline")) : null);
   }

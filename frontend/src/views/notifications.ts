@@ -11,11 +11,15 @@ export function notificationsView(el: HTMLElement): View {
   let items: any[] | null = null;
   let error = "";
   const answered = new Set<number>();
+  // Friend requests still waiting for an answer: one answered elsewhere (the friends
+  // page, asking back) keeps its notification but no longer offers Accept / Decline.
+  let pending = new Set<number>();
 
   async function load(): Promise<void> {
     try {
-      const data = await get("/api/notifications?limit=50");
+      const [data, requests] = await Promise.all([get("/api/notifications?limit=50"), get("/api/friends/requests")]);
       items = data.items;
+      pending = new Set((requests.incoming ?? []).map((r: any) => r.id));
       app.unread = data.unread;
       changed();
     } catch (e) {
@@ -67,7 +71,7 @@ export function notificationsView(el: HTMLElement): View {
       const who = n.payload.from_user_id ?? n.payload.by_user_id;
       return who ? h("a", { class: "btn small pink", href: `#/profile/${who}` }, t("gift.giveBack")) : null;
     }
-    if (n.kind === "friend_request" && !n.read && !answered.has(n.id)) {
+    if (n.kind === "friend_request" && pending.has(n.payload.request_id) && !answered.has(n.id)) {
       return h("div", { class: "row" },
         h("button", { type: "button", class: "btn small primary", onclick: () => friend(n, true) }, t("common.accept")),
         h("button", { type: "button", class: "btn small", onclick: () => friend(n, false) }, t("common.decline")));
@@ -80,15 +84,18 @@ export function notificationsView(el: HTMLElement): View {
       mount(el, h("section", { class: "panel" }, h("h1", null, t("notif.title")), error ? h("p", { class: "error" }, error) : spinner()));
       return;
     }
+    // The list sits on a panel like every other page's (on the dark page it was unreadable).
     mount(el, h("section", { class: "page notifications" },
-      h("div", { class: "panel-head" }, h("h1", null, t("notif.title")),
-        h("button", { type: "button", class: "btn small ghost", onclick: readAll }, t("notif.readAll"))),
-      items.length ? h("ul", { class: "list notes" }, ...items.map((n) =>
+      h("h1", null, t("notif.title")),
+      h("section", { class: "panel" },
+        items.some((n) => !n.read) ? h("div", { class: "row end" },
+          h("button", { type: "button", class: "btn small", id: "notif-read-all", onclick: readAll }, t("notif.readAll"))) : null,
+        items.length ? h("ul", { class: "list notes" }, ...items.map((n) =>
         h("li", { class: `note ${n.read ? "read" : "unread"}`, "data-kind": n.kind },
           h("span", { class: "note-icon", "aria-hidden": "true" }, n.kind.startsWith("gift") ? "✉" : n.kind.startsWith("friend") ? "♥" : n.kind === "challenge" ? "⚑" : "★"),
           h("div", { class: "note-text" }, h("p", null, tk(`notif.${n.kind}`, "notif.generic", notifParams(n.payload))),
             h("time", { class: "muted small", datetime: n.created_at }, dateTime(new Date(n.created_at)))),
-          actionsFor(n)))) : h("p", { class: "empty" }, t("notif.empty"))));
+          actionsFor(n)))) : h("p", { class: "empty" }, t("notif.empty")))));
   }
 
   load();

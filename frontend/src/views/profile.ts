@@ -1,12 +1,12 @@
 // A player's profile: level, games and wins by modality, equipped things, recent games,
 // and "Retar", "Regalar", add friend, block.
-import { get, post, del, errorText } from "../api";
+import { get, post, del, errorText, idem } from "../api";
 import { h, mount, raw, fmt } from "../dom";
 import { t, tk } from "../i18n";
-import { avatarFor } from "../state";
-import { spinner, toast, dialog } from "../ui";
-import { challengeDialog, giftDialog } from "./social";
+import { spinner, toast, dialog, avatarImg } from "../ui";
+import { challengeDialog } from "./social";
 import { presetName } from "./createTable";
+import { itemPreview, price } from "./shop";
 import type { View } from "../view";
 
 export function profileView(el: HTMLElement, userId: number): View {
@@ -40,8 +40,21 @@ export function profileView(el: HTMLElement, userId: number): View {
       return;
     }
     const dlg = dialog(t("gift.pick"), h("ul", { class: "list" }, ...items.map((i) =>
-      h("li", { class: "row between" }, h("span", null, tk(`item.${i.sku}`, "item.unknown")),
-        h("button", { type: "button", class: "btn tiny pink", onclick: () => { dlg.close(); giftDialog(i.sku); } }, t("gift.give"))))));
+      h("li", { class: "row between gift-line" },
+        h("span", { class: "row" }, itemPreview(i), h("span", null, tk(`item.${i.sku}`, "item.unknown")), price(i)),
+        h("button", {
+          type: "button", class: "btn tiny pink", "data-gift": i.sku,
+          // To this profile's player, friend or not (seed 000: "from any user's profile").
+          onclick: async () => {
+            try {
+              await post("/api/gifts", { to_user_id: p.user_id, sku: i.sku }, idem());
+              dlg.close();
+              toast(t("gift.sent", { name: p.nickname }), "ok");
+            } catch (err) {
+              toast(errorText(err), "error");
+            }
+          },
+        }, t("gift.give"))))));
   }
 
   function render(): void {
@@ -53,7 +66,7 @@ export function profileView(el: HTMLElement, userId: number): View {
     const pct = p.next_level_xp > p.level_xp ? Math.round(((p.xp - p.level_xp) / (p.next_level_xp - p.level_xp)) * 100) : 100;
     mount(el, h("section", { class: "page profile" },
       h("div", { class: "panel profile-head" },
-        h("span", { class: "avatar big", "aria-hidden": "true", "data-raw": "" }, avatarFor(p.equipped, p.nickname)),
+        avatarImg(p.equipped?.avatar, "big"),
         h("div", null,
           h("h1", null, raw(p.nickname)),
           h("p", { class: "muted" }, t("profile.levelN", { n: p.level }), " · ", t(p.online ? "social.online" : "social.offline"), p.is_guest ? ` · ${t("profile.guest")}` : ""),
@@ -62,7 +75,7 @@ export function profileView(el: HTMLElement, userId: number): View {
           h("p", { class: "small muted" }, t("profile.xpLine", { xp: fmt(p.xp), next: fmt(p.next_level_xp) }))),
         self ? null : h("div", { class: "row wrap" },
           p.can_challenge ? h("button", { type: "button", class: "btn primary", onclick: () => challengeDialog(p.nickname) }, t("social.challenge")) : null,
-          p.relation === "friends" ? h("button", { type: "button", class: "btn pink", onclick: pickGift }, t("gift.give")) : null,
+          p.can_gift ? h("button", { type: "button", class: "btn pink", id: "profile-gift", onclick: pickGift }, t("gift.give")) : null,
           p.relation === "none" ? h("button", { type: "button", class: "btn", onclick: () => call(() => post("/api/friends/requests", { user_id: p.user_id })) }, t("friends.add")) : null,
           p.relation === "request_sent" ? h("span", { class: "tag" }, t("friends.pending")) : null,
           p.blocked ? h("button", { type: "button", class: "btn ghost", onclick: () => call(() => del(`/api/blocks/${p.user_id}`)) }, t("social.unblock"))

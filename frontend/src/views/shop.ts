@@ -2,22 +2,21 @@
 import { get, post, idem, errorText } from "../api";
 import { h, mount, fmt } from "../dom";
 import { t, tk } from "../i18n";
-import { changed, refreshEquipped, setWallet, AVATARS, EMOTES } from "../state";
-import { spinner, toast, coinIcon, gemIcon } from "../ui";
+import { changed, refreshEquipped, setWallet } from "../state";
+import { spinner, toast, coinIcon, gemIcon, cosmeticUrl } from "../ui";
 import { giftDialog } from "./social";
 import type { View } from "../view";
 
 const KIND_ORDER = ["avatar", "card_back", "felt", "emote", "coins_pack", "credits_pack"];
 
-export function itemIcon(item: { sku: string; kind: string }): string {
-  if (AVATARS[item.sku]) return AVATARS[item.sku];
-  if (EMOTES[item.sku]) return EMOTES[item.sku];
-  return "";
-}
+const DRAWN = new Set(["avatar", "emote", "card_back", "felt"]);
 
+/** Cosmetics are shown by their own SVG drawing (the one the table uses), packs by an icon. */
 export function itemPreview(item: { sku: string; kind: string }): HTMLElement {
-  const icon = itemIcon(item);
-  if (icon) return h("span", { class: "item-icon", "aria-hidden": "true" }, icon);
+  if (DRAWN.has(item.kind)) {
+    return h("span", { class: `item-icon ${item.kind}`, "aria-hidden": "true" },
+      h("img", { src: cosmeticUrl(item.sku), alt: "", width: 44, height: 44, decoding: "async" }));
+  }
   if (item.kind === "coins_pack") return h("span", { class: "item-icon" }, coinIcon("big"));
   if (item.kind === "credits_pack") return h("span", { class: "item-icon" }, gemIcon("big"));
   return h("span", { class: `item-swatch ${item.sku}`, "aria-hidden": "true" });
