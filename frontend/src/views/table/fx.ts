@@ -85,7 +85,10 @@ function onEvent(c: FxContext, e: any, moved: Set<Element>): void {
     case "discarded": {
       const top = q(c.root, '[data-fx="pile-top"]');
       const from = mine ? leftHand(c)[0] ?? holder(c, e.seat) : holder(c, e.seat);
+      const pile = box(c, "pile");
       if (top && from) { glide(top, from, 0, true); moved.add(top); }
+      // The next player took the pile in the same render: the card still flies to it.
+      else if (from && pile) fly(from, pile, e.card);
       break;
     }
     case "muerto_taken": {
