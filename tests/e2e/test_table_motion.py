@@ -5,7 +5,7 @@ draw, a new meld, cards added to it, the canasta's moment, a second meld, the di
 the muerto flying to the opponent, each as Web Animations, and then the same table as the
 server's (a fresh load); a spectator with reduced motion sees every move and no
 animation. Dialogs stay above cards in flight (the seat menu and the confirm dialog are
-open while cards fly)."""
+open while cards fly; the next hand is dealt under the result sheet)."""
 
 from __future__ import annotations
 
@@ -238,3 +238,56 @@ def test_an_opponents_known_moves_are_animated_and_end_as_the_server_says(
     assert still.evaluate("() => window.__anims.length") == 0
     assert still.evaluate(SHOWN)["melds"] == shown["melds"]
     assert errors == []
+
+
+def whole_deck_deal(hand: list[str], top: str, seed: int, first: int) -> dict[str, Any]:
+    """No muertos: seat `first` holds `hand`, the stock starts with `top`."""
+    rest = [NAME[c] for c in full_deck(0)]
+    for card in [*hand, top]:
+        rest.remove(card)
+    random.Random(seed).shuffle(rest)
+    hands = [rest[:11], hand] if first == 1 else [hand, rest[:11]]
+    return {"hands": hands, "muertos": [], "stock": [top, *rest[11:]], "first": first}
+
+
+def test_the_next_deal_flies_under_the_hand_result(new_context, artifacts: Path) -> None:
+    """A hand closes and the next is dealt at once: its cards fly while the result sheet
+    is open, under it."""
+    ctx = new_context(390, 844)
+    ctx.add_init_script(PROBES)
+    ana = ctx.new_page()
+    as_guest(ana)
+    rules = {"hand_size": 11, "muertos": 0, "target_score": 5000}
+    tid = open_table(ana, 2, "abierto", rules, name="Dos manos")
+    ana.wait_for_selector("#wait-title")
+    closer = ["7H", "8H", "9H", "10H", "JH", "QH", "KH", "4S", "5S", "6S", "9C"]
+    deals = [whole_deck_deal(closer, "7S", 3, 1), whole_deck_deal(closer, "7S", 4, 0)]
+    status, body = ana.evaluate(POST, [f"/api/test/tables/{tid}/deals", {"deals": deals}])
+    assert status == 200, body
+    bea = new_context(1280, 800).new_page()
+    as_guest(bea)
+    assert bea.evaluate(POST, [f"/api/tables/{tid}/sit", {}])[0] == 200
+    bea.goto(f"/#/table/{tid}")
+    bea.wait_for_selector("#act-draw:not([disabled])")
+    bea.click("#act-draw")
+    bea.wait_for_selector("#hand .card[data-card='7S']")
+    pick(bea, "7H", "8H", "9H", "10H", "JH", "QH", "KH")
+    bea.click("#act-meld")
+    bea.wait_for_selector("[data-fx='meld-1-0'].canasta")
+    pick(bea, "4S", "5S", "6S", "7S")
+    bea.click("#act-meld")
+    bea.wait_for_selector("[data-fx='meld-1-1']")
+    ana.wait_for_function(SETTLED)
+    reset(ana)
+    pick(bea, "9C")
+    bea.click("#act-discard")  # the last card: Bea closes, hand 2 is dealt
+
+    ana.wait_for_selector("#result-title")
+    assert covered_in_flight(ana) == {"inDialog": True, "onCard": False}
+    ana.screenshot(path=str(artifacts / "table-result-over-deal-390.png"))
+    ana.wait_for_function("() => window.__fxLog.some(e => e.type === 'hand_started')")
+    fx, _ = recorded(ana)
+    assert [e["type"] for e in fx if e["type"] in ("hand_ended", "hand_started")] == [
+        "hand_ended",
+        "hand_started",
+    ], fx
