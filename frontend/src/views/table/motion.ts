@@ -127,10 +127,13 @@ export function pulse(el: Element, strong = false, delay = 0): void {
 
 function pulseNow(el: Element, strong: boolean, delay: number): void {
   const glow = strong ? "0 0 0 4px #ffd35a, 0 0 34px 10px rgba(255, 211, 90, 0.9)" : "0 0 0 3px #7fd3ff, 0 0 18px rgba(127, 211, 255, .9)";
+  // A meld swells to the right of its left edge: its zone scrolls, so it would clip a
+  // swell past its left side.
+  const origin = strong ? "left center" : "center";
   const anim = el.animate([
-    { transform: "scale(1)", boxShadow: "none" },
-    { transform: `scale(${strong ? 1.08 : 1.06})`, boxShadow: glow, offset: 0.4 },
-    { transform: "scale(1)", boxShadow: "none" },
+    { transform: "scale(1)", boxShadow: "none", transformOrigin: origin },
+    { transform: `scale(${strong ? 1.08 : 1.06})`, boxShadow: glow, offset: 0.4, transformOrigin: origin },
+    { transform: "scale(1)", boxShadow: "none", transformOrigin: origin },
   ], { id: strong ? "canasta" : "pulse", duration: ms(strong ? 900 : 500), delay: ms(delay), easing: "ease-out" });
   track(anim);
 }
