@@ -151,6 +151,10 @@ def test_a_hand_of_28_after_a_big_pile_still_has_them(new_context, artifacts) ->
     page = touch_page(new_context)
     tid = open_table(page, 2, "abierto", {"hand_size": 20, "muertos": 0}, name="Pozo grande")
     page.wait_for_selector("#wait-title")
+    short = big_pile_deal()
+    short["stock"] = short["stock"][1:]  # a card short of the deck: refused
+    status, body = page.evaluate(POST, [f"/api/test/tables/{tid}/deals", {"deals": [short]}])
+    assert status == 422 and "bad_deal" in body, body
     status, body = page.evaluate(
         POST, [f"/api/test/tables/{tid}/deals", {"deals": [big_pile_deal()]}]
     )
