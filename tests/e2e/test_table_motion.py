@@ -187,16 +187,17 @@ def test_an_opponents_known_moves_are_animated_and_end_as_the_server_says(
     reset(ana)
     pick(bea, "JH", "QH", "KH")
     bea.click("[data-fx='meld-1-0']")
-    ana.wait_for_function(
-        "() => document.getAnimations().some(a => a.id === 'canasta' && a.playState === 'running'"
-        " && (a.effect.getComputedTiming().progress ?? 0) > 0.3)"  # past its delay: glowing
-    )
+    word = ana.wait_for_function(
+        """() => document.getAnimations().some(a => a.id === 'canasta' && a.playState === 'running'
+          && (a.effect.getComputedTiming().progress ?? 0) > 0.3)  // past its delay: glowing
+          && document.querySelector('.fx-layer .fx-banner')?.textContent"""
+    ).json_value()
     ana.screenshot(path=str(artifacts / "table-canasta-moment-1366.png"))
     fx, anims = recorded(ana)
     assert [e["anims"] for e in fx if e["type"] == "added"] == [5], fx  # 3 cards, swell, word
     assert [a["id"] for a in anims if a["fx"] == "meld-1-0"] == ["canasta"], anims
     assert [a["cls"] for a in anims if a["id"] == "canasta-banner"] == ["fx-banner"], anims
-    assert ana.text_content(".fx-layer .fx-banner") == "¡Canasta!"
+    assert word == "¡Canasta!"
     assert ana.locator("[data-fx='meld-1-0'].canasta .badge-canasta.clean").count() == 1
 
     # A second meld; then the discard of the last card glides onto the pile and the
