@@ -33,7 +33,7 @@ from app.economy.reconciler import Reconciler
 from app.social import routes as social_routes
 from app.social import routes_inbox as social_inbox_routes
 from app.social import routes_prefs as social_prefs_routes
-from app.tables import rematch
+from app.tables import rematch, testdeals
 from app.tables import routes as tables_routes
 from app.tables import routes_play as tables_play_routes
 from app.tables.archive import GameArchive
@@ -166,6 +166,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(users_routes.router)
     app.include_router(tables_routes.router)
     app.include_router(tables_play_routes.router)
+    if settings.env == "test":  # known deals for browser tests, never anywhere else
+        app.include_router(testdeals.router)
     app.include_router(ws.router)
     app.include_router(economy_routes.router)
     app.include_router(social_routes.router)

@@ -88,6 +88,9 @@ class TableMeta(BaseModel):
     name_key: str | None = None
     name_args: dict[str, str] = Field(default_factory=dict)
     rematch_of: str | None = None  # the finished table this one is the rematch of
+    # BURACO_ENV=test only (app/tables/testdeals.py): the next hands' deals, in order,
+    # instead of shuffles, so browser tests can play known cards. Secret like ``hands``.
+    stacked_deals: list[dict[str, Any]] = Field(default_factory=list)
 
     def edit(self) -> TableMeta:
         """A copy to change, cheaper than a deep one: the seats (changed in place) and
@@ -97,6 +100,7 @@ class TableMeta(BaseModel):
         copy.seats = [None if s is None else s.model_copy() for s in self.seats]
         copy.hands = list(self.hands)
         copy.invited = list(self.invited)
+        copy.stacked_deals = list(self.stacked_deals)
         return copy
 
     def seat_of(self, user_id: int) -> int | None:
@@ -116,7 +120,7 @@ class TableMeta(BaseModel):
 
     def public(self) -> dict[str, Any]:
         """Everything but the secrets of hands still in play."""
-        data = self.model_dump(exclude={"hands", "overrides"})
+        data = self.model_dump(exclude={"hands", "overrides", "stacked_deals"})
         data["hands"] = [
             h.model_dump() if h.revealed else {"hand_no": h.hand_no, "commitment": h.commitment}
             for h in self.hands

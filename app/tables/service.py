@@ -24,7 +24,7 @@ from app.core import metrics
 from app.core.config import Settings
 from app.core.errors import AppError
 from app.rules import commands as C
-from app.rules.deal import deal_commitment, deal_to_dict, random_deal
+from app.rules.deal import deal_commitment, deal_from_dict, deal_to_dict, random_deal
 from app.rules.engine import apply
 from app.rules.errors import RuleViolation
 from app.rules.events import Discarded, Drew, Event, HandEnded
@@ -295,8 +295,11 @@ class TableService:
 
     def _deal_next(self, meta: TableMeta, state: State, change: Change) -> State:
         rules = state.rules
-        first = next_first(state) if state.hand_no else _rng.randrange(rules.players)
-        deal = random_deal(rules, first, _rng)
+        if meta.stacked_deals and self.settings.env == "test":
+            deal = deal_from_dict(meta.stacked_deals.pop(0))  # testdeals.py: tests only
+        else:
+            first = next_first(state) if state.hand_no else _rng.randrange(rules.players)
+            deal = random_deal(rules, first, _rng)
         salt = secrets.token_hex(16)
         commitment = deal_commitment(deal, salt)
         meta.hands.append(

@@ -1,10 +1,11 @@
 // Init script of the table tests (test_table_screen.py): counts every Web Animation
-// started (and on what), every AudioContext made, every main-thread task over 50 ms.
+// started (on what, and its id: fly, glide, canasta...), every AudioContext made, every main-thread task over 50 ms.
 (() => {
   window.__anims = [];
   const animate = Element.prototype.animate;
   Element.prototype.animate = function (...args) {
-    window.__anims.push({ cls: String(this.className), fx: this.dataset ? this.dataset.fx || '' : '' });
+    const id = args[1] && typeof args[1] === 'object' ? args[1].id || '' : '';
+    window.__anims.push({ cls: String(this.className), fx: this.dataset ? this.dataset.fx || '' : '', id });
     return animate.apply(this, args);
   };
   window.__audioContexts = 0;

@@ -1,6 +1,6 @@
 """A guest plays a whole 2-player hand against a bot through the UI and sees the score
 breakdown; a refused move is explained in Spanish; the deal is checked as provably fair;
-the paint latency of incoming moves is measured and printed."""
+every incoming move is painted in the next animation frame (its latency is printed)."""
 
 from __future__ import annotations
 
@@ -20,8 +20,21 @@ ES = json.loads((Path(__file__).resolve().parents[2] / "frontend/src/i18n/es.jso
 FRAME_MS = 1000 / 60
 
 
+# The page's own frame clock: each animation frame's timestamp and when its callbacks ran.
+FRAMES = """(() => {
+  window.__frames = [];
+  const tick = (ts) => {
+    window.__frames.push({ ts, ran: performance.now() });
+    requestAnimationFrame(tick);
+  };
+  requestAnimationFrame(tick);
+})();"""
+
+
 def test_guest_plays_a_full_hand_against_a_bot(new_context, artifacts: Path) -> None:
-    page = new_context().new_page()
+    ctx = new_context()
+    ctx.add_init_script(FRAMES)
+    page = ctx.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     as_guest(page)
@@ -79,16 +92,31 @@ def test_guest_plays_a_full_hand_against_a_bot(new_context, artifacts: Path) -> 
     page.wait_for_selector("#fair-result", timeout=15000)
     assert "✔" in (page.text_content("#fair-result") or "")
 
-    renders = page.evaluate("() => window.__renderLog")
-    print(f"render cost: median {statistics.median(renders):.1f} ms, max {max(renders):.1f} ms")
+    # Every frame from the server is painted in the first animation frame after it
+    # arrives: counted in frames inside the page (its own rAF clock, FRAMES), not in
+    # milliseconds, so a loaded machine (longer frames) cannot fail it and a render put
+    # off to a later frame (a timer, a debounce, a render waiting on another) always does.
     paints = page.evaluate("() => window.__paintLog")
+    frames = page.evaluate("() => window.__frames")
     assert paints, "no incoming move was measured"
-    p95 = sorted(paints)[int(len(paints) * 0.95) - 1] if len(paints) > 1 else paints[0]
+    late = [p for p in paints if frames_late(p, frames) != 0]
+    assert not late, late[:5]
+    renders = page.evaluate("() => window.__renderLog")
+    ms = [p["ms"] for p in paints]
+    p95 = sorted(ms)[int(len(ms) * 0.95) - 1] if len(ms) > 1 else ms[0]
+    # The figures, for the record (they depend on the machine's load: not asserted).
     print(
-        f"paint latency of {len(paints)} incoming frames (arrival to the next animation "
-        f"frame, DOM already updated): median {statistics.median(paints):.1f} ms, "
-        f"p95 {p95:.1f} ms, max {max(paints):.1f} ms (one frame = {FRAME_MS:.1f} ms)"
+        f"render cost: median {statistics.median(renders):.1f} ms, max {max(renders):.1f} ms; "
+        f"paint latency of {len(ms)} incoming frames (arrival to the end of the render in "
+        f"the next animation frame): median {statistics.median(ms):.1f} ms, "
+        f"p95 {p95:.1f} ms, max {max(ms):.1f} ms (one frame = {FRAME_MS:.1f} ms)"
     )
-    assert statistics.median(paints) <= FRAME_MS + 4
-    assert p95 <= 4 * FRAME_MS  # load on a 2-core CI box; the median is the figure
     assert not errors, errors
+
+
+def frames_late(paint: dict, frames: list[dict]) -> int:
+    """Animation frames that began their callbacks after the arrival and before the
+    frame that painted it (0: painted in the very next one)."""
+    after = [f["ts"] for f in frames if f["ran"] > paint["at"]]
+    assert paint["frame"] in after, (paint, after[:3])
+    return after.index(paint["frame"])

@@ -13,6 +13,24 @@ POST = """async ([path, body]) => {
 }"""
 
 
+# Where the emote bubble is against its seat: inside the avatar's button or not, how much
+# of the avatar it covers (px²), whether it is in the viewport, its distance to the seat.
+BUBBLE = """(sel) => {
+  const seat = document.querySelector(sel);
+  const b = seat.querySelector('.emote-bubble').getBoundingClientRect();
+  const a = seat.querySelector('.avatar').getBoundingClientRect();
+  const s = seat.getBoundingClientRect();
+  const w = Math.max(0, Math.min(a.right, b.right) - Math.max(a.left, b.left));
+  const h = Math.max(0, Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top));
+  const dx = Math.max(0, s.left - b.right, b.left - s.right);
+  const dy = Math.max(0, s.top - b.bottom, b.top - s.bottom);
+  return { inButton: !!seat.querySelector('.avatar .emote-bubble'), overlap: w * h,
+    inView: b.left >= 0 && b.top >= 0 && b.right <= innerWidth && b.bottom <= innerHeight,
+    gap: Math.hypot(dx, dy), bubble: [b.left, b.top, b.right, b.bottom],
+    seat: [s.left, s.top, s.right, s.bottom], view: [innerWidth, innerHeight] };
+}"""
+
+
 def test_opponent_sees_avatar_back_felt_and_emote(new_context, artifacts) -> None:
     host, guest = new_context(1366, 768).new_page(), new_context(390, 844).new_page()
     register(host, "lola")
@@ -36,6 +54,13 @@ def test_opponent_sees_avatar_back_felt_and_emote(new_context, artifacts) -> Non
     host.click("#emote-picker [data-emote='emote_risa']")
     for page in (host, guest):
         page.wait_for_selector(f"{host_seat} .emote-bubble[data-emote='emote_risa']")
+    # A bubble beside the sender's seat (above it, or to its right at the top), never
+    # inside the seat menu's button, inside the screen.
+    for page in (host, guest):
+        page.wait_for_timeout(300)  # its pop-in (0.25 s) is over
+        place = page.evaluate(BUBBLE, host_seat)
+        assert place["inButton"] is False and place["overlap"] < 1, place
+        assert place["inView"] and place["gap"] < 24, place
     guest.screenshot(path=str(artifacts / "table-emote-390.png"))
     host.screenshot(path=str(artifacts / "table-emote-1366.png"))
     # ...and goes away after a few seconds.

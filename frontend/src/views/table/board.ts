@@ -209,9 +209,23 @@ function lastMeldOf(s: Screen, team: number): number | null {
 }
 
 function handRows(n: number): number {
-  // One fanned row while each card shows at least ~30 px; two rows on a tall narrow screen.
-  const w = Math.min(window.innerWidth, 1400) - 24;
-  return n * 30 > w && window.innerHeight > 600 ? 2 : 1;
+  // One fanned row while each card shows at least its strip (44 px on a touch screen,
+  // ~30 px with a mouse); otherwise two rows on a tall screen (a very long hand then
+  // scrolls inside its area), one scrolling row on a short one.
+  const coarse = window.matchMedia?.("(pointer: coarse)").matches;
+  const strip = coarse ? 44 : 30;
+  const side = window.innerWidth >= 1180 && window.innerHeight >= 600 ? 300 : 0;
+  const w = Math.min(window.innerWidth - side, 1400) - 40;
+  return (n - 1) * strip + cardWidth() > w && window.innerHeight > 600 ? 2 : 1;
+}
+
+// The hand's card width (set by the stylesheet's breakpoints), read once per viewport size.
+let cardAt = { size: "", w: 60 };
+function cardWidth(): number {
+  const size = `${window.innerWidth}x${window.innerHeight}`;
+  const el = document.getElementById("hand");
+  if (cardAt.size !== size && el) cardAt = { size, w: parseFloat(getComputedStyle(el).getPropertyValue("--card-w")) || 60 };
+  return cardAt.w;
 }
 
 function boardView(s: Screen, g: GameView, a: Actions): VNode<any> {

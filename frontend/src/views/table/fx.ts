@@ -1,7 +1,8 @@
 // The choreography of each move: what moves from where to where, and its sound. Runs
 // after the render that shows the move, with the boxes measured just before it.
 import type { GameView } from "../../game";
-import { appear, flush, fly, glide, planned, pulse, type Rects } from "./motion";
+import { t } from "../../i18n";
+import { appear, banner, flush, fly, glide, planned, pulse, type Rects } from "./motion";
 import { play, type Sound } from "./sound";
 
 export interface FxContext {
@@ -66,20 +67,28 @@ function onEvent(c: FxContext, e: any, moved: Set<Element>): void {
       const el = meldEl(c, team, index);
       if (!el) break;
       const from = mine ? leftHand(c)[0] ?? holder(c, e.seat) : holder(c, e.seat);
+      let landed = 380; // when the cards are in place: the canasta's moment comes then
       if (e.type === "melded") {
         if (from) glide(el, from, 0, true); else appear(el);
       } else if (from) {
         const to = el.getBoundingClientRect();
         (e.cards as string[]).forEach((card, i) => fly(from, to, card, i * 60, true));
+        landed = 420 + (e.cards.length - 1) * 60;
       }
-      if (e.newCanasta) pulse(el, true);
+      if (e.newCanasta) {
+        pulse(el, true, landed);
+        banner(el.getBoundingClientRect(), t("fx.canasta"), landed);
+      }
       moved.add(el);
       break;
     }
     case "discarded": {
       const top = q(c.root, '[data-fx="pile-top"]');
       const from = mine ? leftHand(c)[0] ?? holder(c, e.seat) : holder(c, e.seat);
+      const pile = box(c, "pile");
       if (top && from) { glide(top, from, 0, true); moved.add(top); }
+      // The next player took the pile in the same render: the card still flies to it.
+      else if (from && pile) fly(from, pile, e.card);
       break;
     }
     case "muerto_taken": {

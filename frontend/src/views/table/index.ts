@@ -23,9 +23,11 @@ import { play } from "./sound";
 import { EMOTE_SHOWN_MS } from "./emotes";
 import type { RematchState } from "./rematch";
 
-// Paint-latency probes read by the browser tests: ms from a frame's arrival to the end of
-// the animation frame that painted it, and the cost of each render.
-const paintLog: number[] = ((window as any).__paintLog ??= []);
+// Paint-latency probes read by the browser tests: for each frame from the server, when it
+// arrived, the timestamp of the animation frame that painted it and the ms until that
+// render ended (test_play_hand.py checks it was the first animation frame after the
+// arrival); and the cost of each render.
+const paintLog: { at: number; frame: number; ms: number }[] = ((window as any).__paintLog ??= []);
 const renderLog: number[] = ((window as any).__renderLog ??= []);
 
 export function tableView(el: HTMLElement, tableId: string): View {
@@ -49,13 +51,13 @@ export function tableView(el: HTMLElement, tableId: string): View {
   // events (a bot's draw, meld and discard) costs one render, painted in one frame.
   function schedule(): void {
     if (frame) return;
-    frame = requestAnimationFrame(() => {
+    frame = requestAnimationFrame((ts) => {
       frame = 0;
       const start = performance.now();
       paint();
       const end = performance.now();
       renderLog.push(end - start);
-      for (const at of arrivals) paintLog.push(end - at);
+      for (const at of arrivals) paintLog.push({ at, frame: ts, ms: end - at });
       arrivals = [];
       if (wantLegal) {
         wantLegal = false;

@@ -2,7 +2,9 @@
 // render to the next (Preact's keyed diff), so a move is shown by measuring where things
 // were before a render and where they are after it (FLIP), or by flying a stand-in card
 // from one place to another. Animations never hold up input or a server message: the
-// next render finishes whatever is still running first.
+// next render finishes whatever is still running first. Each animation's id says what it
+// is ("fly", "glide", "canasta", "canasta-banner", "pulse", "appear"): the browser tests
+// read them.
 import { domCard } from "./vcards";
 
 export type Speed = "off" | "normal" | "fast";
@@ -98,7 +100,7 @@ export function fly(from: DOMRect, to: DOMRect, card: string | null, delay = 0, 
     const anim = node.animate([
       { transform: "translate(0, 0) rotate(-6deg) scale(0.9)", opacity: 0.95 },
       { transform: `translate(${b.x - a.x}px, ${b.y - a.y}px) rotate(0) scale(1)`, opacity: 1 },
-    ], { duration: ms(420), delay: ms(delay), easing: "cubic-bezier(.2,.7,.2,1)", fill: "backwards" });
+    ], { id: "fly", duration: ms(420), delay: ms(delay), easing: "cubic-bezier(.2,.7,.2,1)", fill: "backwards" });
     track(anim, () => node.remove());
   });
 }
@@ -115,26 +117,50 @@ export function glide(el: Element, from: DOMRect, delay = 0, scale = false): voi
   jobs.push(() => track(el.animate([
     { transform: `translate(${dx}px, ${dy}px) scale(${s})` },
     { transform: "none" },
-  ], { duration: ms(380), delay: ms(delay), easing: "cubic-bezier(.2,.7,.2,1)", fill: "backwards" })));
+  ], { id: "glide", duration: ms(380), delay: ms(delay), easing: "cubic-bezier(.2,.7,.2,1)", fill: "backwards" })));
 }
 
 /** A clear moment: the element swells and glows (a canasta, your turn). */
-export function pulse(el: Element, strong = false): void {
-  jobs.push(() => pulseNow(el, strong));
+export function pulse(el: Element, strong = false, delay = 0): void {
+  jobs.push(() => pulseNow(el, strong, delay));
 }
 
-function pulseNow(el: Element, strong: boolean): void {
+function pulseNow(el: Element, strong: boolean, delay: number): void {
   const glow = strong ? "0 0 0 4px #ffd35a, 0 0 34px 10px rgba(255, 211, 90, 0.9)" : "0 0 0 3px #7fd3ff, 0 0 18px rgba(127, 211, 255, .9)";
+  // A meld swells to the right of its left edge: its zone scrolls, so it would clip a
+  // swell past its left side.
+  const origin = strong ? "left center" : "center";
   const anim = el.animate([
-    { transform: "scale(1)", boxShadow: "none" },
-    { transform: `scale(${strong ? 1.18 : 1.06})`, boxShadow: glow, offset: 0.4 },
-    { transform: "scale(1)", boxShadow: "none" },
-  ], { duration: ms(strong ? 900 : 500), easing: "ease-out" });
+    { transform: "scale(1)", boxShadow: "none", transformOrigin: origin },
+    { transform: `scale(${strong ? 1.08 : 1.06})`, boxShadow: glow, offset: 0.4, transformOrigin: origin },
+    { transform: "scale(1)", boxShadow: "none", transformOrigin: origin },
+  ], { id: strong ? "canasta" : "pulse", duration: ms(strong ? 900 : 500), delay: ms(delay), easing: "ease-out" });
   track(anim);
+}
+
+/** A word rises over a box and fades (the canasta's "¡Canasta!"), in the flight layer so
+ * that no scrolling zone clips it. */
+export function banner(over: DOMRect, text: string, delay = 0): void {
+  const at = center(over);
+  jobs.push(() => {
+    const node = document.createElement("div");
+    node.className = "fx-banner";
+    node.textContent = text;
+    node.style.left = `${at.x}px`;
+    node.style.top = `${at.y}px`;
+    fxLayer().appendChild(node);
+    const anim = node.animate([
+      { opacity: 0, transform: "translate(-50%, -50%) scale(0.5)" },
+      { opacity: 1, transform: "translate(-50%, -70%) scale(1.15)", offset: 0.25 },
+      { opacity: 1, transform: "translate(-50%, -80%) scale(1)", offset: 0.75 },
+      { opacity: 0, transform: "translate(-50%, -130%) scale(1)" },
+    ], { id: "canasta-banner", duration: ms(1300), delay: ms(delay), easing: "ease-out", fill: "backwards" });
+    track(anim, () => node.remove());
+  });
 }
 
 /** Something appears where it was not (a new meld with no known origin). */
 export function appear(el: Element): void {
   jobs.push(() => track(el.animate([{ opacity: 0, transform: "scale(0.6)" }, { opacity: 1, transform: "none" }],
-    { duration: ms(300), easing: "ease-out" })));
+    { id: "appear", duration: ms(300), easing: "ease-out" })));
 }

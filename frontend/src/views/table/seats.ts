@@ -54,8 +54,9 @@ export function seatView(s: SeatInfo): VNode<any> {
     class: `avatar ${s.onMenu ? "seat-menu-btn" : ""}`, "data-avatar": s.avatar,
     ...(s.onMenu ? { type: "button", onClick: s.onMenu, "aria-label": t("seat.menu", { name: s.name }), "aria-haspopup": "dialog" } : {}),
   },
-    h("img", { src: cosmetic(s.avatar), alt: "", width: 44, height: 44 }),
-    s.emote ? emoteBubble(s.emote) : null),
+    h("img", { src: cosmetic(s.avatar), alt: "", width: 44, height: 44 })),
+  // Beside the seat (never inside the seat menu's button: it is not part of it).
+  s.emote ? emoteBubble(s.emote) : null,
   h("div", { class: "seat-info" },
     h("span", { class: "seat-name" }, vRaw(s.name, "nm")),
     h("span", { class: "seat-tags" },
