@@ -101,8 +101,9 @@ def rss_mib(pid: int) -> float:
 
 
 # Commands Redis counts that are not round trips of their own: those the commit script
-# runs inside Redis, and those the app pipelines behind another (HGET of the command id
-# behind the load's HMGET; ZADD of a new turn clock behind the commit's EVALSHA).
+# runs inside Redis (on one server also the ZADD of a new turn clock), and those the app
+# pipelines behind another (HGET of the command id behind the load's HMGET; on a cluster
+# the ZADD goes beside the EVALSHA).
 NOT_ROUND_TRIPS = {
     "hset",
     "xadd",

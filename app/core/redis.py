@@ -6,6 +6,8 @@
   Cluster through redis-py's asyncio ``RedisCluster`` (the nodes given are only where it
   starts; it discovers the rest). Every key of a table shares its ``{t:ID}`` hash tag,
   so its scripts run on one shard (app/tables/store.py).
+
+With hiredis installed (a dependency) redis-py parses replies and pub/sub messages in C.
 """
 
 from __future__ import annotations

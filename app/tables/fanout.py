@@ -64,6 +64,10 @@ class Hub:
         self.reloads = 0  # tables reloaded after a gap in their records
         self._reloading: set[asyncio.Task[Any]] = set()
         self.sockets: set[Any] = set()  # this process's connections (app/api/restart.py)
+        # A blocking read on a real server (stop() cancels the task): with a timeout every
+        # message pays for a timer set and cancelled around its read. The embedded
+        # fakeredis does not give up a blocking read when cancelled, so it polls.
+        self._read_timeout = 1.0 if type(redis).__module__.startswith("fakeredis") else None
 
     async def start(self) -> None:
         self.task = asyncio.create_task(self._run(), name="hub")
@@ -154,7 +158,9 @@ class Hub:
     async def _run_classic(self) -> None:
         while not self.stopping:
             try:
-                message = await self.pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0)
+                message = await self.pubsub.get_message(
+                    ignore_subscribe_messages=True, timeout=self._read_timeout
+                )
             except asyncio.CancelledError:
                 raise
             except Exception:

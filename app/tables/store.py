@@ -3,8 +3,9 @@
 Every key of a table carries the hash tag ``{t:ID}`` so the commit script, which touches
 all of them, also runs on Redis Cluster. A commit is one atomic script: check the
 version, refuse a repeated command id, append the records (each with its own contiguous
-version) to the stream and the log, save meta and state, publish. Keys outside a table
-(the lobby index, the timers) are separate calls.
+version) to the stream and the log, save meta and state, publish, and on one server also
+add the move's new timers. Other keys outside a table (the lobby index) are separate
+calls.
 
 The publish on the table's channel ``tch:{t:ID}`` carries EVENTS, not states:
 ``{"t": ID, "records": [...]}``, a newline, and the full meta saved when the commit
@@ -71,6 +72,10 @@ if n > 0 and ARGV[8 + n] ~= '' then
   if ARGV[10 + n] == '1' then state = ARGV[4] end
   local body = ARGV[7] .. table.concat(recs, ',') .. ']}\\n' .. ARGV[3] .. '\\n' .. state
   redis.call(ARGV[11 + n], ARGV[8 + n], body)
+end
+local m = tonumber(ARGV[12 + n] or '0')
+for j = 1, m do
+  redis.call('ZADD', KEYS[5], ARGV[11 + n + 2 * j], ARGV[12 + n + 2 * j])
 end
 return {1, v}
 """
@@ -230,8 +235,10 @@ class TableStore:
     ) -> int:
         """Append ``records`` (their ``v`` already set to expected_v+1...) atomically.
         Returns the new version; raises Conflict or Duplicate. ``timers`` (member,
-        deadline) go into the timers set in the same round trip, whether the commit
-        succeeds or not: a timer checks that it is still the table's when it fires.
+        deadline) go into the timers set in the same round trip: on one server inside
+        the script (so only when the commit succeeds), on a cluster beside it to their
+        bucket's shard whether the commit succeeds or not (harmless: a timer checks that
+        it is still the table's when it fires).
         ``clock``: a new turn clock's deadline, kept in the table hash for snapshots.
         ``publish_state``: the records do not determine the new state, so the publish
         carries it. ``channel``: where to publish ('' for nowhere; tests make gaps so)."""
@@ -260,11 +267,20 @@ class TableStore:
         ]
         keys = [k_hash(table_id), k_stream(table_id), k_log(table_id), k_cids(table_id)]
         started = time.perf_counter()
-        if timers:
+        buckets = self._by_bucket(TIMERS_KEY, [m for m, _ in timers]) if timers else {}
+        if timers and not self.cluster and len(buckets) == 1:
+            # One server: the timers go into the script itself (one call, no pipeline),
+            # and only when the commit succeeds.
+            keys.append(next(iter(buckets)))
+            args.append(len(timers))
+            for member, at in timers:
+                args += [repr(at), member]
+            status, v = await self._commit(keys=keys, args=args)
+        elif timers:
             status, v = await self._commit_with_timers(keys, args, timers)
         else:
             status, v = await self._commit(keys=keys, args=args)
-        metrics.REDIS_SECONDS.labels("commit").observe(time.perf_counter() - started)
+        metrics.COMMIT_SECONDS.observe(time.perf_counter() - started)
         if int(status) == 0:
             raise Conflict(int(v))
         if int(status) == -1:
@@ -274,9 +290,10 @@ class TableStore:
     async def _commit_with_timers(
         self, keys: list[str], args: list[Any], timers: list[tuple[str, float]]
     ) -> Any:
-        """EVALSHA and the ZADDs in one pipeline (one round trip). The timers set is not
-        a table key (another hash slot), so it cannot go into the script itself; on a
-        cluster the two go at once to their shards (no cross-slot pipeline)."""
+        """EVALSHA and the ZADDs in one pipeline (one round trip), when the timers span
+        several buckets on one server. The timers set is not a table key (another hash
+        slot), so on a cluster it cannot go into the script: the two go at once to their
+        shards (no cross-slot pipeline)."""
         zadds = [
             (key, {m: at for m, at in timers if m in members})
             for key, members in self._by_bucket(TIMERS_KEY, [m for m, _ in timers]).items()
