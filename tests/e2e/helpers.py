@@ -36,6 +36,26 @@ def register(page: Page, prefix: str) -> str:
     return name
 
 
+# Create a table from the page's session: [status, error code or None].
+CREATE_TABLE_JS = """async (body) => {
+  const r = await fetch('/api/tables', { method: 'POST',
+    headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  const j = await r.json();
+  return [r.status, j.error ? j.error.code : null];
+}"""
+
+
+def ask_friend(page: Page, name: str, sent: str) -> None:
+    """Find ``name`` on the friends page and send a friend request; ``sent`` is the
+    toast that confirms it, in the page's language (the request is made before the
+    other player looks)."""
+    page.goto("/#/friends")
+    page.fill("#friend-q", name)
+    page.press("#friend-q", "Enter")
+    page.click(f"[data-add='{name}']")
+    page.wait_for_selector(f".toast.ok:has-text('{sent}')")
+
+
 def short_hand_table(page: Page, *, private: bool = False) -> None:
     """Create a table whose hand is short, through the house-rules editor: 20 cards each,
     no muertos, and the hand ends when 20 cards are left in the stock."""

@@ -4,14 +4,7 @@ each of them while the dialog's own choices create a table."""
 
 from __future__ import annotations
 
-from tests.e2e.helpers import register
-
-CREATE = """async (body) => {
-  const r = await fetch('/api/tables', { method: 'POST',
-    headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
-  const j = await r.json();
-  return [r.status, j.error ? j.error.code : null];
-}"""
+from tests.e2e.helpers import CREATE_TABLE_JS, register
 
 
 def test_level_one_sees_special_options_locked(gate_context, artifacts) -> None:
@@ -34,7 +27,7 @@ def test_level_one_sees_special_options_locked(gate_context, artifacts) -> None:
     # What is locked is refused by the server...
     base = {"name": "x", "preset": "cerrado", "players": 2}
     for extra in ({"private": True}, {"turbo": True}):
-        status, code = page.evaluate(CREATE, {**base, **extra})
+        status, code = page.evaluate(CREATE_TABLE_JS, {**base, **extra})
         assert status == 403 and code == "level_too_low", (extra, status, code)
     # ...and what the dialog offers is accepted.
     page.fill("#ct-name", "Mesa abierta")

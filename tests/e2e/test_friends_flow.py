@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tests.e2e.helpers import register, steady_turn
+from tests.e2e.helpers import CREATE_TABLE_JS, ask_friend, register, steady_turn
 from tests.e2e.scripted import play_out
 from tests.support import in_thread
 from tests.tables.harness import Player, create_table, sit
@@ -31,12 +31,6 @@ SENT = ES["friends.requestSent"]
 STAKE = 6000
 WIN_XP, LOSS_XP = 50, 34  # docs/economy.md, at the minimum bet
 
-CREATE = """async (body) => {
-  const r = await fetch('/api/tables', { method: 'POST',
-    headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
-  const j = await r.json();
-  return [r.status, j.error ? j.error.code : null];
-}"""
 
 ME = """async () => {
   const me = await (await fetch('/api/me')).json();
@@ -57,13 +51,7 @@ OFFERED = """() => ({
 
 
 def _befriend(a, b, b_name: str, a_name: str) -> None:
-    a.goto("/#/friends")
-    a.fill("#friend-q", b_name)
-    a.press("#friend-q", "Enter")
-    a.click(f"[data-add='{b_name}']")
-    a.wait_for_selector(
-        f".toast.ok:has-text('{SENT}')"
-    )  # the request is made before the friend looks
+    ask_friend(a, b_name, SENT)
     b.goto("/#/friends")
     b.click(f"[data-accept='{a_name}']")
     b.wait_for_selector(f"[data-challenge='{a_name}']")
@@ -97,7 +85,7 @@ def test_level_one_challenges_a_friend_and_they_play_to_the_end(gate_context, ar
     assert 4 not in offered["players"] and any("nivel 2" in s for s in offered["shut"])
     base = {"name": "x", "preset": "cerrado", "players": 2}
     for extra in ({"private": True}, {"turbo": True}, {"players": 4}):
-        status, code = ana.evaluate(CREATE, {**base, **extra})
+        status, code = ana.evaluate(CREATE_TABLE_JS, {**base, **extra})
         assert status == 403 and code == "level_too_low", (extra, status, code)
     ana.keyboard.press("Escape")
 

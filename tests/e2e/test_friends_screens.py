@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.helpers import register
+from tests.e2e.helpers import ask_friend, register
 
 ES = json.loads((Path(__file__).resolve().parents[2] / "frontend/src/i18n/es.json").read_text())
 
@@ -40,19 +40,11 @@ def test_friends_screens_fit(new_context, artifacts, width: int, height: int) ->
         register(bea, "bea"),
         register(cris, "cris"),
     )
-    ana.goto("/#/friends")
-    ana.fill("#friend-q", bea_name)
-    ana.press("#friend-q", "Enter")
-    ana.click(f"[data-add='{bea_name}']")
-    ana.wait_for_selector(f".toast.ok:has-text('{ES['friends.requestSent']}')")
+    ask_friend(ana, bea_name, ES["friends.requestSent"])
     bea.goto("/#/friends")
     bea.click(f"[data-accept='{ana_name}']")
     # A request from Cris waits in Bea's list, next to her friend Ana.
-    cris.goto("/#/friends")
-    cris.fill("#friend-q", bea_name)
-    cris.press("#friend-q", "Enter")
-    cris.click(f"[data-add='{bea_name}']")
-    cris.wait_for_selector(f".toast.ok:has-text('{ES['friends.requestSent']}')")
+    ask_friend(cris, bea_name, ES["friends.requestSent"])
     bea.goto("/#/")
     bea.goto("/#/friends")
     bea.wait_for_selector(f"[data-accept='{cris_name}']")

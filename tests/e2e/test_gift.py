@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.e2e.helpers import register
+from tests.e2e.helpers import ask_friend, register
 
 ES = json.loads((Path(__file__).resolve().parents[2] / "frontend/src/i18n/es.json").read_text())
 
@@ -19,11 +19,7 @@ def test_buy_gift_accept_and_equipped(new_context, artifacts) -> None:
     bea_name = register(bea, "bea")
 
     # Ana finds Bea and asks her to be friends; Bea accepts.
-    ana.goto("/#/friends")
-    ana.fill("#friend-q", bea_name)
-    ana.press("#friend-q", "Enter")
-    ana.click(f"[data-add='{bea_name}']")
-    ana.wait_for_selector(f".toast.ok:has-text('{ES['friends.requestSent']}')")
+    ask_friend(ana, bea_name, ES["friends.requestSent"])
     bea.goto("/#/friends")
     bea.click(f"[data-accept='{ana_name}']")
     bea.wait_for_selector(f".toast.ok:has-text('{ES['friends.nowFriends']}')")
