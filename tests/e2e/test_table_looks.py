@@ -4,7 +4,12 @@ politely."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 from tests.e2e.helpers import open_table, register
+
+ES = json.loads((Path(__file__).resolve().parents[2] / "frontend/src/i18n/es.json").read_text())
 
 POST = """async ([path, body]) => {
   const r = await fetch(path, { method: 'POST', headers: { 'Content-Type': 'application/json' },
@@ -70,7 +75,8 @@ def test_opponent_sees_avatar_back_felt_and_emote(new_context, artifacts) -> Non
     for _ in range(4):
         host.evaluate(f"""() => window.__buraco.socket.send(
             {{type: 'emote', table: '{tid}', emote: 'basic_hola'}})""")
-    host.wait_for_selector(".toast:has-text('Demasiados emoticonos')")
+    too_many = ES["err.emote_rate_limited"].split(":")[0]
+    host.wait_for_selector(f".toast:has-text('{too_many}')")
 
 
 def test_gift_from_an_opponents_seat_to_a_stranger(new_context, artifacts) -> None:

@@ -1,6 +1,7 @@
-"""Fixtures of the live-table tests: real uvicorn processes on the test database and a
-Redis database of their own (so the other suites' flushes never pull it from under a
-running server).
+"""Fixtures of the live-table tests: real uvicorn processes on a database and a Redis
+database of their own (so the other suites' truncations and flushes never pull them from
+under a running server: a table of an earlier test that settles late would otherwise
+write for users another suite has just deleted, or renumbered).
 
 * ``servers``: two processes with long clocks, shared by the tests that play games.
 * ``fast_server``: one process with one-second clocks and grace period.
@@ -13,6 +14,7 @@ instead; ``.ci/run`` runs the multi-process table and failover tests once so.
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,7 +22,9 @@ from typing import Any
 
 import pytest
 import redis
+from sqlalchemy.engine import make_url
 
+from tests.support import in_thread, recreate_pg_database, run_alembic
 from tests.tables.harness import Server, start_servers
 
 LONG = {"turn_seconds": 300, "turbo_turn_seconds": 300, "disconnect_grace_seconds": 300}
@@ -58,6 +62,17 @@ def _fresh(url: str) -> str:
         client.flushdb()
     client.close()
     return url
+
+
+@pytest.fixture(scope="session")
+def pg_url(pg_url: str) -> str:
+    """The worker's test database, with ``_tables`` added: fresh and migrated, used by
+    every process and check here and truncated by nobody while they run."""
+    url = make_url(pg_url)
+    own = url.set(database=f"{url.database}_tables").render_as_string(hide_password=False)
+    in_thread(asyncio.run, recreate_pg_database(own))
+    run_alembic(own, "upgrade", "head")
+    return own
 
 
 @pytest.fixture(scope="session")
