@@ -54,6 +54,10 @@ def test_socket_dropped_mid_hand_resumes_in_the_same_state(new_context, artifact
     fresh.goto(page.url)
     fresh.wait_for_selector("#hand .card")
     fresh.wait_for_function("() => !document.querySelector('#act-draw').disabled", timeout=20000)
+    # What the pile says it takes comes with the legal commands, asked for after the
+    # snapshot: both pages hold theirs before they are compared.
+    for p in (page, fresh):
+        p.wait_for_selector("#pile[data-legal='ready']")
     assert _comparable(page.evaluate(READ_TABLE)) == _comparable(fresh.evaluate(READ_TABLE))
     fresh.close()
 

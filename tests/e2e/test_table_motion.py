@@ -221,11 +221,13 @@ def test_an_opponents_known_moves_are_animated_and_end_as_the_server_says(
     # Once everything has landed Ana's table is the server's: a fresh load shows the same.
     ana.wait_for_function(SETTLED)
     ana.wait_for_selector("#act-draw:not([disabled])")
+    ana.wait_for_selector("#pile[data-legal='ready']")  # the pile's hint needs them
     shown = ana.evaluate(SHOWN)
     assert len(shown["melds"]) == 2 and shown["pileTop"] == "9♣", shown
     fresh = ctx.new_page()
     fresh.goto(ana.url)
     fresh.wait_for_selector("#act-draw:not([disabled])")
+    fresh.wait_for_selector("#pile[data-legal='ready']")
     assert fresh.evaluate(SHOWN) == shown
     assert fresh.evaluate(SHOWN)["melds"] == bea.evaluate(SHOWN)["melds"]
     fresh.close()

@@ -133,6 +133,10 @@ def test_four_players_partner_opposite_animated_within_budget(new_context, artif
     fresh.wait_for_selector("#hand .card")
     if wait_my_turn_or_end(page) == "draw" and wait_my_turn_or_end(fresh) == "draw":
         assert sorted(fresh.evaluate(READ_TABLE)["hand"]) == sorted(shown["hand"])
+        # What the pile says it takes comes with the legal commands, asked for after
+        # the snapshot: both pages hold theirs before they are compared.
+        for p in (page, fresh):
+            p.wait_for_selector("#pile[data-legal='ready']")
         assert fresh.evaluate(READ_TABLE)["pile"] == page.evaluate(READ_TABLE)["pile"]
     fresh.close()
     check_sizes(page, artifacts, "4p-moves")

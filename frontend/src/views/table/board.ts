@@ -27,6 +27,7 @@ export interface Screen {
   seat: number | null;
   game: GameView | null;
   legal: any[];
+  legalPending: boolean; // asked for the legal commands, the answer not in yet
   selected: string[]; // hand keys ("7H#0")
   notice: string;
   noticeKind: "error" | "info";
@@ -250,7 +251,7 @@ function boardView(s: Screen, g: GameView, a: Actions): VNode<any> {
       h("div", { class: "piles" },
         stockView(g.stock_size, a.canDraw, a.draw),
         pileView({
-          g, drawPhase: a.canDraw, drawTarget: a.canDraw && g.discard.size > 0 && (g.discard.kind === "open" || takes.length > 0),
+          g, pending: s.legalPending, drawPhase: a.canDraw, drawTarget: a.canDraw && g.discard.size > 0 && (g.discard.kind === "open" || takes.length > 0),
           dropTarget: a.canPlay && sel.length === 1, needs: takes.filter((c) => c.meld).map((c) => c.meld),
           selected: sel.length === 1 ? sel[0] : null, lastDiscard: s.last?.type === "discarded",
           onClick: () => (a.canPlay ? a.discard() : a.takePile()), onDrop: (c) => a.discard(c),

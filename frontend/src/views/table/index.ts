@@ -32,7 +32,7 @@ const renderLog: number[] = ((window as any).__renderLog ??= []);
 
 export function tableView(el: HTMLElement, tableId: string): View {
   const s: Screen = {
-    tableId, meta: null, seat: null, game: null, legal: [], selected: [], notice: "", noticeKind: "info",
+    tableId, meta: null, seat: null, game: null, legal: [], legalPending: false, selected: [], notice: "", noticeKind: "info",
     sort: (localStorage.getItem("buraco.sort") as Sort) || "suit", last: null, freshKey: null, moves: [],
     shownResult: null, deadline: null, verifyState: "idle", missing: "", sideOpen: false, now: socket.serverNow(),
     emotes: {}, emoteOpen: false, ownedEmotes: [], rematch: null,
@@ -90,6 +90,7 @@ export function tableView(el: HTMLElement, tableId: string): View {
   offs.push(socket.on("legal", (f) => {
     if (!mine(f)) return;
     s.legal = f.commands ?? [];
+    s.legalPending = false;
     schedule();
   }));
   offs.push(socket.on("error", (f) => {
@@ -103,7 +104,13 @@ export function tableView(el: HTMLElement, tableId: string): View {
     } else if (f.code === "not_invited" || f.code === "table_not_found") {
       s.missing = f.code;
     } else {
-      return; // e.g. a "legal" asked for while not seated, or pacing: nothing to show
+      // e.g. a "legal" asked for while not seated, or pacing: nothing to show, but an
+      // unanswered ask must not keep the pile's hint waiting for ever.
+      if (s.legalPending) {
+        s.legalPending = false;
+        schedule();
+      }
+      return;
     }
     schedule();
   }));
@@ -224,9 +231,11 @@ export function tableView(el: HTMLElement, tableId: string): View {
 
   function askLegal(): void {
     s.legal = [];
+    s.legalPending = false;
     const g = s.game;
     if (g && s.seat !== null && g.turn === s.seat && (g.phase === "draw" || g.phase === "play") && s.meta?.status === "playing") {
       wantLegal = true;
+      s.legalPending = true;
     }
   }
 

@@ -17,6 +17,7 @@ export function stockView(n: number, target: boolean, onDraw: () => void): VNode
 
 export interface PileInput {
   g: GameView;
+  pending: boolean; // the legal commands are on their way: say nothing yet rather than "cannot"
   drawTarget: boolean; // my turn to draw and some take of the pile is legal
   drawPhase: boolean; // my turn to draw at all
   dropTarget: boolean; // one card chosen in the play phase: discard it here
@@ -33,7 +34,7 @@ function short(card: string): string {
 }
 
 function caption(p: PileInput): string | null {
-  if (!p.drawPhase || !p.g.discard.size) return null;
+  if (!p.drawPhase || !p.g.discard.size || p.pending) return null;
   if (!p.drawTarget) return t("table.pileCannot");
   if (p.g.discard.kind !== "closed" || !p.needs.length) return t("table.pileTakeAll");
   return t("table.pileNeeds", { cards: p.needs[0].map(short).join(" ") });
@@ -48,7 +49,7 @@ export function pileView(p: PileInput): VNode<any> {
   const shown = d.kind === "closed" ? (top ? [top] : []) : d.cards.slice(-5);
   const need = caption(p);
   return h("button", {
-    key: "pile", type: "button", id: "pile", "data-fx": "pile",
+    key: "pile", type: "button", id: "pile", "data-fx": "pile", "data-legal": p.pending ? "pending" : "ready",
     class: `pile discard ${p.drawTarget || p.dropTarget ? "target" : ""} ${p.dropTarget ? "drop" : ""}`,
     "aria-label": need ? `${label}. ${need}` : label,
     onclick: p.onClick,
