@@ -226,6 +226,40 @@ def start(cmd: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[by
     return subprocess.Popen(cmd, cwd=REPO, env=env, stdout=log.open("wb"), stderr=subprocess.STDOUT)
 
 
+# With --callgrind every server and the baseline run under valgrind's callgrind with its
+# counting switched off, switched on only inside the measured windows: instructions per
+# move are the same whatever else the machine is doing, where CPU seconds are not.
+CALLGRIND: list[str] = []
+
+
+def callgrind_prefix(out_dir: str) -> list[str]:
+    if not shutil.which("valgrind") or not shutil.which("callgrind_control"):
+        raise SystemExit("--callgrind needs valgrind (Debian's package valgrind)")
+    Path(out_dir).mkdir(parents=True, exist_ok=True)
+    return [
+        "valgrind",
+        "--tool=callgrind",
+        "--instr-atstart=no",
+        f"--callgrind-out-file={out_dir}/callgrind.%p.out",
+    ]
+
+
+def callgrind(pid: int, *args: str) -> str:
+    return subprocess.run(
+        ["callgrind_control", *args, str(pid)], capture_output=True, text=True, check=False
+    ).stdout
+
+
+def instructions(pid: int) -> int:
+    """Instructions counted in every thread of ``pid`` since its counters were zeroed."""
+    total = 0
+    for line in callgrind(pid, "-e", "Ir").splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[0] == "Th":
+            total += int(parts[2].replace(",", ""))
+    return total
+
+
 def stop(procs: list[subprocess.Popen[bytes]]) -> None:
     for proc in procs:
         if proc.poll() is None:
@@ -309,6 +343,7 @@ class Stats:
         self.redis_cpu = 0.0
         self.commands = 0
         self.calls: Counter[str] = Counter()  # Redis commands by name
+        self.instructions = 0  # with --callgrind
 
     def failed(self, code: str, timeout: float, counted: bool) -> None:
         if counted:
@@ -703,11 +738,19 @@ async def start_baseline(
     run_id = os.urandom(4).hex()  # fresh keys: versions start at 1 even if Redis kept old ones
     port = free_port()
     proc = start(
-        [sys.executable, "-c", BASELINE_SERVER, str(port), redis_url, str(MAX_CONNECTIONS)],
+        [
+            *CALLGRIND,
+            sys.executable,
+            "-c",
+            BASELINE_SERVER,
+            str(port),
+            redis_url,
+            str(MAX_CONNECTIONS),
+        ],
         {**os.environ, "PYTHONPATH": str(REPO)},
         log_dir / "baseline.log",
     )
-    for _ in range(200):
+    for _ in range(2000 if CALLGRIND else 200):
         with contextlib.suppress(OSError):
             socket.create_connection(("127.0.0.1", port), 0.2).close()
             break
@@ -748,10 +791,16 @@ async def window(
     await asyncio.sleep(warm)
     cpu0, rcpu0, cmd0 = sum(cpu_seconds(p) for p in pids), nodes.cpu(), nodes.commands()
     calls0 = nodes.commandstats()
+    for p in pids if CALLGRIND else ():
+        callgrind(p, "-z")
+        callgrind(p, "-i", "on")
     system.measuring = True
     t0 = time.perf_counter()
     await asyncio.sleep(seconds)
     system.measuring = False
+    for p in pids if CALLGRIND else ():
+        system.instructions += instructions(p)
+        callgrind(p, "-i", "off")
     system.seconds += time.perf_counter() - t0
     system.cpu += sum(cpu_seconds(p) for p in pids) - cpu0
     system.redis_cpu += nodes.cpu() - rcpu0
@@ -819,6 +868,7 @@ async def measure(
     procs = [
         start(
             [
+                *CALLGRIND,
                 sys.executable,
                 *profile(p),
                 "-m",
@@ -848,7 +898,7 @@ async def measure(
     ]
     owned.extend(procs)
     for p, proc in zip(ports, procs, strict=True):
-        wait_ready(f"http://127.0.0.1:{p}/readyz", proc)
+        wait_ready(f"http://127.0.0.1:{p}/readyz", proc, 600 if CALLGRIND else 60)
     bases = [f"http://127.0.0.1:{p}" for p in ports]
     print(
         f"starting {args.tables} tables ({4 * args.tables} sockets) on "
@@ -938,6 +988,17 @@ def summary(
         "failures": sum(m.errors.values()),
         "client_cpu_share": round(client_cpu / max(elapsed, 1e-9), 2),
         "load_average": round(os.getloadavg()[0], 2),
+        **(
+            {
+                "server_instructions_per_move": round(m.instructions / served),
+                "baseline_instructions_per_move": round(b.instructions / base_served),
+                "instructions_ratio": round(
+                    m.instructions / served / max(b.instructions / base_served, 1), 2
+                ),
+            }
+            if CALLGRIND
+            else {}
+        ),
     }
 
 
@@ -979,7 +1040,15 @@ def main() -> None:
     parser.add_argument(
         "--profile", default="", help="a folder: run the servers under cProfile and write there"
     )
+    parser.add_argument(
+        "--callgrind",
+        default="",
+        help="a folder: run the servers and the baseline under valgrind's callgrind and "
+        "count instructions per move in the measured windows (slow: use few tables)",
+    )
     args = parser.parse_args()
+    if args.callgrind:
+        CALLGRIND.extend(callgrind_prefix(args.callgrind))
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 65536), hard))
     import uvloop

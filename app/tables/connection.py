@@ -440,8 +440,19 @@ class Connection:
             command = command_from_dict(msg.command.model_dump(exclude_none=True))
         except (ValueError, KeyError) as exc:
             raise AppError("bad_card", str(exc)) from None
-        v = await self.svc.command(msg.table, self.user_id, msg.cid, command)
-        await self._write({"type": "ack", "cid": msg.cid, "table": msg.table, "v": v})
+        v, records = await self.svc.command(msg.table, self.user_id, msg.cid, command)
+        ack = {"type": "ack", "cid": msg.cid, "table": msg.table, "v": v}
+        watch = self.watches.get(msg.table)
+        if watch is not None and records and records[0]["v"] == watch.last_v + 1:
+            # The mover sees its own move at once, in one message with the ack, instead
+            # of a second message when its copy comes back through pub/sub (that copy is
+            # then already seen and skipped). Not when this socket is behind: the
+            # versions it still waits for are queued before the copy, in order.
+            frames = [watch.frame(r) for r in records]
+            watch.last_v = records[-1]["v"]
+            await self._write({"type": "batch", "frames": [*frames, ack]})
+            return
+        await self._write(ack)
 
     async def _legal(self, table_id: str) -> None:
         v, meta, state = await self.svc.load(table_id)

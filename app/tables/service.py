@@ -226,7 +226,11 @@ class TableService:
 
     # ---------------------------------------------------------------- play
 
-    async def command(self, table_id: str, user_id: int, cid: str, cmd: C.Command) -> int:
+    async def command(
+        self, table_id: str, user_id: int, cid: str, cmd: C.Command
+    ) -> tuple[int, list[dict[str, Any]]]:
+        """Apply a player's command; returns the table's new version and the records the
+        commit appended (none when the command id was a repeat)."""
         def decide(v: int, meta: TableMeta, state: State | None) -> Change:
             if meta.status != "playing" or state is None:
                 raise AppError("table_not_playing", "That table is not playing a game.", 409)
@@ -251,7 +255,7 @@ class TableService:
         started = time.perf_counter()
         v, change = await self.mutate(table_id, decide, cid=f"{user_id}:{cid}")
         metrics.moved("player", bool(change.records), started)
-        return v
+        return v, change.records
 
     def game_change(
         self,

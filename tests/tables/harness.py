@@ -154,6 +154,8 @@ class Player:
         self.ws: ClientConnection | None = None
         self.reader: asyncio.Task[None] | None = None
         self.frames: list[dict[str, Any]] = []  # every frame of every connection, in order
+        # per WebSocket message received: the (type, v) of each of its frames
+        self.messages: list[list[tuple[str, Any]]] = []
         self.conn_starts: list[int] = []  # index in frames where each connection began
         self.close_codes: list[int | None] = []
         self.problems: list[str] = []  # contiguity breaks seen by the reader
@@ -225,7 +227,9 @@ class Player:
             async for raw in ws:
                 message = orjson.loads(raw)
                 # a "batch" carries several records of one commit, in order
-                for frame in message["frames"] if message.get("type") == "batch" else (message,):
+                inner = message["frames"] if message.get("type") == "batch" else (message,)
+                self.messages.append([(f.get("type"), f.get("v")) for f in inner])
+                for frame in inner:
                     self.frames.append(frame)
                     self._fold(frame)
                 self.changed.set()

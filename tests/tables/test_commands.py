@@ -4,6 +4,8 @@ the capped stream no longer covers the gap."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import redis
 
 from app.tables.store import k_hash, k_stream
@@ -51,6 +53,43 @@ async def test_repeated_command_id_is_acked_with_same_version_and_applied_once(
         mine = await other.command(tid, {"type": "draw"}, cid="same-1")
         assert mine["type"] == "ack" and mine["v"] > done["v"], mine
         assert table_v(redis_sync, tid) == mine["v"]
+    finally:
+        for p in people:
+            await p.aclose()
+
+
+async def test_the_mover_gets_its_move_and_the_ack_in_one_message_and_never_twice(
+    servers: list[Server],
+) -> None:
+    """The mover's own records go out with its ack, in one WebSocket message (the copy
+    that comes back through pub/sub is then skipped); the other player gets them once,
+    through pub/sub, on the other process."""
+    tid, people = await seat_players(servers, "cerrado", 2, SHORT_2P)
+    try:
+        for _ in range(4):  # a draw, a discard, the other player's draw and discard
+            mover, other = await turn_player(people, tid)
+            t = mover.tables[tid]
+            if t.phase == "draw":
+                command: dict[str, Any] = {"type": "draw"}
+            else:
+                command = {"type": "discard", "card": sorted(t.hand)[0]}
+            before = t.v
+            ack = await mover.command(tid, command)
+            assert ack["type"] == "ack", ack
+            together = next(m for m in mover.messages if ("ack", ack["v"]) in m)
+            assert together == [("event", v) for v in range(before + 1, ack["v"] + 1)] + [
+                ("ack", ack["v"])
+            ], together
+            await other.until(lambda v=ack["v"], o=other: o.tables[tid].v >= v)
+        # one more move, so every pub/sub copy of the moves above has arrived
+        mover, other = await turn_player(people, tid)
+        last = await mover.command(tid, {"type": "draw"})
+        assert last["type"] == "ack", last
+        await other.until(lambda: other.tables[tid].v >= last["v"])
+        for p in people:
+            seen = [f["v"] for f in p.frames if f["type"] == "event" and f["table"] == tid]
+            assert len(seen) == len(set(seen)), f"a version reached a socket twice: {seen}"
+            assert seen == list(range(seen[0], seen[-1] + 1)), seen
     finally:
         for p in people:
             await p.aclose()
