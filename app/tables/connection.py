@@ -85,6 +85,7 @@ class Connection:
         self.ended = asyncio.Event()  # closed from outside: session over, evicted, too slow
         self.hang_up: asyncio.Task[None] | None = None
         self.ws_log = WsSession(user_id)  # its closing log line and the socket gauge
+        self.direct = sockets.direct_text_sender(self.session.raw_send)
         if hub.table_cache is None:  # the hub keeps the service's cache in step
             hub.table_cache = svc.cache
 
@@ -226,7 +227,10 @@ class Connection:
             self.closed = True
             return
         try:
-            await self.ws.send_text(text)
+            if self.direct is not None:
+                await self.direct(text)
+            else:
+                await self.ws.send_text(text)
         except Exception:
             self.closed = True
 

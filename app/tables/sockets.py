@@ -152,6 +152,21 @@ def _transport(raw_send: Any) -> Any:
     return transport if ok else None
 
 
+def direct_text_sender(raw_send: Any) -> Any:
+    """The server's own ``send(text)`` of a WebSocket, below the ASGI layers, when the
+    server is uvicorn on the websockets library (the one we ship): a frame then goes
+    straight to the framing and the socket instead of through Starlette, every
+    middleware's ``send`` and uvicorn's ASGI adapter (five frames a move at a table).
+    None on another server or WebSocket implementation: the caller then sends through
+    ASGI as usual. Only frames take this way; the accept and the close keep going
+    through ASGI, so every middleware still sees them."""
+    proto = getattr(raw_send, "__self__", None)
+    if type(proto).__module__ != "uvicorn.protocols.websockets.websockets_impl":
+        return None
+    send = getattr(proto, "send", None)
+    return send if callable(send) else None
+
+
 def bound_send_buffer(raw_send: Any, size: int = SEND_BUFFER_BYTES) -> None:
     """Fix the kernel's send buffer of one socket. Left to autotuning, Linux lets it grow
     to 4 MiB for a peer that stops reading (kernel memory no process limit sees); fixed,
