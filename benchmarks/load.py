@@ -250,6 +250,20 @@ def callgrind(pid: int, *args: str) -> str:
     ).stdout
 
 
+async def idle_instructions(pids: list[int], seconds: float) -> float:
+    """Instructions per second of these processes while no table moves."""
+    for p in pids:
+        callgrind(p, "-z")
+        callgrind(p, "-i", "on")
+    t0 = time.perf_counter()
+    await asyncio.sleep(seconds)
+    total = sum(instructions(p) for p in pids)
+    elapsed = time.perf_counter() - t0
+    for p in pids:
+        callgrind(p, "-i", "off")
+    return total / elapsed
+
+
 def instructions(pid: int) -> int:
     """Instructions counted in every thread of ``pid`` since its counters were zeroed."""
     total = 0
@@ -344,6 +358,7 @@ class Stats:
         self.commands = 0
         self.calls: Counter[str] = Counter()  # Redis commands by name
         self.instructions = 0  # with --callgrind
+        self.idle_rate = 0.0  # instructions per second with no moves (--callgrind)
 
     def failed(self, code: str, timeout: float, counted: bool) -> None:
         if counted:
@@ -650,12 +665,20 @@ async def setup_tables(bases: list[str], k: int, hand_size: int) -> tuple[list[T
 
 
 async def connect_seats(
-    tables: list[Table], cookies: list[str], ws_urls: list[str], stats: Stats
+    tables: list[Table],
+    cookies: list[str],
+    ws_urls: list[str],
+    stats: Stats,
+    layout: str = "split",
 ) -> list[asyncio.Task[None]]:
+    """``split``: a table's four sockets alternate between the processes (each process
+    serves half of every table: every move is received by all of them); ``table``: all
+    four on one process, the tables alternating (a balancer that routes by table)."""
     readers = []
 
     async def open_seat(t: int, seat: Seat) -> None:
-        url = ws_urls[(t + seat.index) % len(ws_urls)]
+        at = t if layout == "table" else t + seat.index
+        url = ws_urls[at % len(ws_urls)]
         seat.ws = await websockets.connect(
             url,
             additional_headers={
@@ -908,7 +931,7 @@ async def measure(
     tables, cookies = await setup_tables(bases, args.tables, args.hand_size)
     main_stats, base_stats = Stats(), Stats()
     readers = await connect_seats(
-        tables, cookies, [b.replace("http", "ws") + "/ws" for b in bases], main_stats
+        tables, cookies, [b.replace("http", "ws") + "/ws" for b in bases], main_stats, args.layout
     )
     base_proc, echo_tables, echo_readers = await start_baseline(args.tables, redis_url, log_dir)
     owned.append(base_proc)
@@ -916,6 +939,9 @@ async def measure(
     quiet_client_gc()
     client0 = time.process_time()
     each = args.seconds / args.rounds
+    if CALLGRIND:  # what each system does with no move at all (timers, heartbeats)
+        for stats, pids in ((main_stats, [p.pid for p in procs]), (base_stats, [base_proc.pid])):
+            stats.idle_rate = await idle_instructions(pids, each)
     for _ in range(args.rounds):
         await window(main_stats, tables, each, args.move_timeout, [p.pid for p in procs], nodes)
         await window(base_stats, echo_tables, each, args.move_timeout, [base_proc.pid], nodes)
@@ -932,6 +958,29 @@ async def measure(
     gc.unfreeze()
     gc.enable()
     return summary(args, main_stats, base_stats, client_cpu, rss)
+
+
+def instruction_figures(m: Stats, b: Stats) -> dict[str, Any]:
+    """Instructions per move, and per move beyond what the system does with no move at
+    all (the "marginal" ones: its timers and heartbeats, a fixed cost per second, left
+    out; at thousands of tables that cost spreads over thousands of moves a second)."""
+    out: dict[str, Any] = {}
+    for name, s in (("server", m), ("baseline", b)):
+        n = max(s.served, 1)
+        out[f"{name}_instructions_per_move"] = round(s.instructions / n)
+        out[f"{name}_idle_instructions_per_second"] = round(s.idle_rate)
+        out[f"{name}_marginal_instructions_per_move"] = round(
+            max(0.0, s.instructions - s.idle_rate * s.seconds) / n
+        )
+    out["instructions_ratio"] = round(
+        out["server_instructions_per_move"] / max(out["baseline_instructions_per_move"], 1), 2
+    )
+    out["marginal_instructions_ratio"] = round(
+        out["server_marginal_instructions_per_move"]
+        / max(out["baseline_marginal_instructions_per_move"], 1),
+        2,
+    )
+    return out
 
 
 def summary(
@@ -967,6 +1016,7 @@ def summary(
     return {
         "tables": args.tables,
         "processes": args.processes,
+        "layout": args.layout,
         "hand_size": args.hand_size,
         "moves_per_s": round(m.served / max(m.seconds, 1e-9), 1),
         "p50_ms": round(pct(m.latencies, 0.5), 2),
@@ -988,17 +1038,7 @@ def summary(
         "failures": sum(m.errors.values()),
         "client_cpu_share": round(client_cpu / max(elapsed, 1e-9), 2),
         "load_average": round(os.getloadavg()[0], 2),
-        **(
-            {
-                "server_instructions_per_move": round(m.instructions / served),
-                "baseline_instructions_per_move": round(b.instructions / base_served),
-                "instructions_ratio": round(
-                    m.instructions / served / max(b.instructions / base_served, 1), 2
-                ),
-            }
-            if CALLGRIND
-            else {}
-        ),
+        **(instruction_figures(m, b) if CALLGRIND else {}),
     }
 
 
@@ -1039,6 +1079,14 @@ def main() -> None:
     parser.add_argument("--log-dir", default="/tmp/buraco-load")
     parser.add_argument(
         "--profile", default="", help="a folder: run the servers under cProfile and write there"
+    )
+    parser.add_argument(
+        "--layout",
+        choices=("split", "table"),
+        default="split",
+        help="split: each table's sockets on every process in turn (the default, the "
+        "worst case: every process receives every move); table: a table's sockets all on "
+        "one process (a balancer routing by table)",
     )
     parser.add_argument(
         "--callgrind",
