@@ -1,6 +1,11 @@
 """Who is online (kept by the WebSocket layer) and who may see whose chat.
 
-``presence:online`` is a sorted set: member = user id, score = last-seen unix time.
+``presence:online`` is a sorted set: member = user id, score = last-seen unix time,
+split into hash-tagged buckets by user (``app/core/buckets.py``: one key on a single
+server by default, 16 on a cluster, ``redis_buckets`` to choose), so that on a cluster
+the writes of every socket's hello and ping do not all land on one shard. Members
+older than the online window are pruned when the list is read, so the set does not
+keep every player who was ever online.
 ``chat:hidden:{user_id}`` is a set of the ids whose chat ``user_id`` must not receive
 (both directions of every block); the chat relay checks it per viewer with
 ``may_see`` so blocked players never reach each other live either.
@@ -8,12 +13,15 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
+from typing import Any
 
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app.core.buckets import bucket_count, bucket_key, bucket_keys
 from app.social.friends import hidden_ids
 
 PRESENCE_KEY = "presence:online"
@@ -24,14 +32,30 @@ def hidden_key(user_id: int) -> str:
     return f"chat:hidden:{user_id}"
 
 
-async def online_ids(redis: Redis, now: float | None = None) -> list[int]:
+def presence_key(redis: Redis, user_id: int, buckets: int = 0) -> str:
+    """The key of the bucket that holds ``user_id``."""
+    return bucket_key(PRESENCE_KEY, str(user_id), bucket_count(redis, buckets))
+
+
+async def mark_online(redis: Redis, user_id: int, buckets: int = 0) -> None:
+    """The user's socket said hello or pinged: seen now."""
+    await redis.zadd(presence_key(redis, user_id, buckets), {str(user_id): time.time()})
+
+
+async def online_ids(redis: Redis, buckets: int = 0, now: float | None = None) -> list[int]:
     since = (now or time.time()) - ONLINE_WINDOW_SECONDS
-    members = await redis.zrangebyscore(PRESENCE_KEY, since, "+inf")
-    return [int(str(m)) for m in members if str(m).isdigit()]
+
+    async def read(key: str) -> list[Any]:
+        await redis.zremrangebyscore(key, "-inf", f"({since}")  # gone for good
+        return list(await redis.zrangebyscore(key, since, "+inf"))
+
+    keys = bucket_keys(PRESENCE_KEY, bucket_count(redis, buckets))
+    found = await asyncio.gather(*(read(k) for k in keys))  # the buckets at once
+    return [int(str(m)) for members in found for m in members if str(m).isdigit()]
 
 
-async def is_online(redis: Redis, user_id: int, now: float | None = None) -> bool:
-    score = await redis.zscore(PRESENCE_KEY, str(user_id))
+async def is_online(redis: Redis, user_id: int, buckets: int = 0, now: float | None = None) -> bool:
+    score = await redis.zscore(presence_key(redis, user_id, buckets), str(user_id))
     return score is not None and score >= (now or time.time()) - ONLINE_WINDOW_SECONDS
 
 

@@ -19,12 +19,14 @@ from app.users.models import User
 RECENT_GAMES = 10
 
 
-async def profile(db: AsyncSession, redis: Redis, me: User, user_id: int) -> ProfileOut:
+async def profile(
+    db: AsyncSession, redis: Redis, me: User, user_id: int, buckets: int = 0
+) -> ProfileOut:
     user = await friends.user_or_404(db, user_id)
     stats = await db.get(PlayerStats, user.id)
     xp = stats.xp if stats else 0
     level = level_for(xp)
-    online = await presence.is_online(redis, user.id)
+    online = await presence.is_online(redis, user.id, buckets)
     relation = await _relation(db, me.id, user.id)
     blocked = me.id != user.id and await friends.blocked_between(db, me.id, user.id)
     return ProfileOut(

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Query, Response
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.api.deps import CurrentUser, DbDep, RedisDep
+from app.api.deps import CurrentUser, DbDep, RedisDep, SettingsDep
 from app.core.errors import ERROR_RESPONSES
 from app.economy.deps import NotifierDep
 from app.economy.levels import level_for
@@ -56,19 +56,24 @@ async def search_players(
     user: CurrentUser,
     db: DbDep,
     redis: RedisDep,
+    settings: SettingsDep,
     q: Annotated[str, Query(min_length=1, max_length=32, pattern=r"^[^\x00-\x1f\x7f]+$")],
     limit: Annotated[int, Query(ge=1, le=50)] = 20,
 ) -> list[PlayerOut]:
     found = await friends.search(db, user.id, q, limit)
-    return await players_out(db, user.id, found, set(await presence.online_ids(redis)))
+    online = await presence.online_ids(redis, settings.redis_buckets)
+    return await players_out(db, user.id, found, set(online))
 
 
 @router.get("/players/online", response_model=list[PlayerOut])
-async def online_players(user: CurrentUser, db: DbDep, redis: RedisDep) -> list[PlayerOut]:
+async def online_players(
+    user: CurrentUser, db: DbDep, redis: RedisDep, settings: SettingsDep
+) -> list[PlayerOut]:
     """The lobby's list of online players (people blocked either way are left out). The
     one asking is online and counted, even before their socket has said so."""
     hidden = await friends.hidden_ids(db, user.id)
-    ids = [i for i in await presence.online_ids(redis) if i not in hidden and i != user.id]
+    online = await presence.online_ids(redis, settings.redis_buckets)
+    ids = [i for i in online if i not in hidden and i != user.id]
     ids = [user.id, *ids][:MAX_ONLINE]
     users = []
     if ids:
@@ -78,14 +83,19 @@ async def online_players(user: CurrentUser, db: DbDep, redis: RedisDep) -> list[
 
 
 @router.get("/profiles/{user_id}", response_model=ProfileOut)
-async def profile(user_id: int, user: CurrentUser, db: DbDep, redis: RedisDep) -> ProfileOut:
-    return await profiles.profile(db, redis, user, user_id)
+async def profile(
+    user_id: int, user: CurrentUser, db: DbDep, redis: RedisDep, settings: SettingsDep
+) -> ProfileOut:
+    return await profiles.profile(db, redis, user, user_id, settings.redis_buckets)
 
 
 @router.get("/friends", response_model=list[PlayerOut])
-async def my_friends(user: CurrentUser, db: DbDep, redis: RedisDep) -> list[PlayerOut]:
+async def my_friends(
+    user: CurrentUser, db: DbDep, redis: RedisDep, settings: SettingsDep
+) -> list[PlayerOut]:
     mine = await friends.friends_of(db, user.id)
-    return await players_out(db, user.id, mine, set(await presence.online_ids(redis)))
+    online = await presence.online_ids(redis, settings.redis_buckets)
+    return await players_out(db, user.id, mine, set(online))
 
 
 async def _requests_out(db: AsyncSession, reqs: list[FriendRequest]) -> list[FriendRequestOut]:
@@ -128,13 +138,18 @@ async def send_request(
 
 @router.post("/friends/requests/{request_id}/accept", response_model=list[PlayerOut])
 async def accept_request(
-    request_id: int, user: CurrentUser, db: DbDep, redis: RedisDep, notifier: NotifierDep
+    request_id: int,
+    user: CurrentUser,
+    db: DbDep,
+    redis: RedisDep,
+    settings: SettingsDep,
+    notifier: NotifierDep,
 ) -> list[PlayerOut]:
     outbox = Outbox()
     await friends.accept(db, outbox, user, request_id)
     await db.commit()
     await outbox.flush(db, notifier)
-    return await my_friends(user, db, redis)
+    return await my_friends(user, db, redis, settings)
 
 
 @router.post("/friends/requests/{request_id}/decline", status_code=204)

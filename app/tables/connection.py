@@ -17,6 +17,7 @@ from app.core.errors import AppError
 from app.core.logging import WsSession
 from app.rules.legal import legal_commands
 from app.rules.serialize import command_from_dict, command_to_dict
+from app.social import presence
 from app.tables import emotes, lobby, sockets
 from app.tables.fanout import Hub, TableWatch, shared_frames, snapshot_frame
 from app.tables.protocol import (
@@ -40,7 +41,6 @@ from app.tables.store import LOBBY_CHANNEL, table_channel, user_channel
 
 log = logging.getLogger("app.ws")
 
-PRESENCE_KEY = "presence:online"
 LOBBY_CHAT = "chat:lobby"
 
 
@@ -137,7 +137,7 @@ class Connection:
                 self.svc.redis, self.user_id, self.socket_id, self.session.max_sockets
             )
         expiry = self.session.expiry_timer(self.end)
-        await self.svc.redis.zadd(PRESENCE_KEY, {str(self.user_id): time.time()})
+        await presence.mark_online(self.svc.redis, self.user_id, self.svc.settings.redis_buckets)
         self.send({"type": "hello", "user": {"id": self.user_id, "name": self.name}})
         pump = asyncio.create_task(self._pump())
         try:
@@ -365,7 +365,9 @@ class Connection:
 
     async def _dispatch(self, msg: Any) -> None:
         if isinstance(msg, Ping):
-            await self.svc.redis.zadd(PRESENCE_KEY, {str(self.user_id): time.time()})
+            await presence.mark_online(
+                self.svc.redis, self.user_id, self.svc.settings.redis_buckets
+            )
             await self._write({"type": "pong", "t": time.time()})
         elif isinstance(msg, LobbyMsg):
             await self._lobby(msg.on)

@@ -351,7 +351,7 @@ async def _quickplay(
     if bots_after is not None:
         member = f"quick|{meta.id}|{strength}"  # the bots' strength rides on the timer
         # The wait is for someone who might come: with nobody else online, bots at once.
-        others = set(await online_ids(svc.redis)) - {user_id}
+        others = set(await online_ids(svc.redis, svc.settings.redis_buckets)) - {user_id}
         at = time.time() + (bots_after if others else 0)
         await svc.store.add_timer(member, at)
         if svc.kick:

@@ -231,6 +231,7 @@ class TableService:
     ) -> tuple[int, list[dict[str, Any]]]:
         """Apply a player's command; returns the table's new version and the records the
         commit appended (none when the command id was a repeat)."""
+
         def decide(v: int, meta: TableMeta, state: State | None) -> Change:
             if meta.status != "playing" or state is None:
                 raise AppError("table_not_playing", "That table is not playing a game.", 409)

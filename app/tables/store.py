@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-import zlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,6 +31,7 @@ from redis.crc import key_slot
 from redis.exceptions import NoScriptError
 
 from app.core import metrics
+from app.core.buckets import bucket_count, bucket_key, bucket_keys
 from app.core.redis import as_text
 
 STREAM_MAXLEN = 512  # records kept for resync; older gaps get a fresh snapshot
@@ -41,7 +41,6 @@ PLAYING_KEY = "lobby:playing"  # public games in progress, for spectators
 TIMERS_KEY = "timers"
 PROCS_KEY = "procs"  # server process id -> its last heartbeat (a sorted set)
 LOBBY_CHANNEL = "lobby"
-CLUSTER_BUCKETS = 16  # buckets of each global set on a cluster, unless set otherwise
 
 COMMIT_LUA = """
 local v = tonumber(redis.call('HGET', KEYS[1], 'v') or '0')
@@ -153,23 +152,19 @@ class TableStore:
         if sharded is None:
             sharded = self.cluster
         self.publish_command = "SPUBLISH" if sharded else "PUBLISH"
-        self.buckets = buckets or (CLUSTER_BUCKETS if self.cluster else 1)
+        self.buckets = bucket_count(redis, buckets)
 
     # -- the global sets, split into hash-tagged buckets
 
     def bucket(self, base: str, member: str) -> str:
         """The key of the bucket of ``base`` that holds ``member`` (a table's timers all
         go to its table's bucket). With one bucket it is ``base`` itself, as before."""
-        if self.buckets == 1:
-            return base
         parts = member.split("|", 2)
         owner = parts[1] if len(parts) == 3 else member
-        return f"{base}:{{{base}:{zlib.crc32(owner.encode()) % self.buckets}}}"
+        return bucket_key(base, owner, self.buckets)
 
     def bucket_keys(self, base: str) -> list[str]:
-        if self.buckets == 1:
-            return [base]
-        return [f"{base}:{{{base}:{i}}}" for i in range(self.buckets)]
+        return bucket_keys(base, self.buckets)
 
     def _by_bucket(self, base: str, members: Any) -> dict[str, list[str]]:
         out: dict[str, list[str]] = {}
