@@ -43,7 +43,15 @@ from app.rules.deal import random_deal  # noqa: E402
 from app.rules.engine import apply  # noqa: E402
 from app.rules.levels import make_bot  # noqa: E402
 from app.rules.ruleset import PRESET_PLAYERS, PRESETS, RuleSet, make_ruleset  # noqa: E402
-from app.rules.search import BUDGET, DISCARDS, FOUR, HORIZON, SAMPLES, StrongBot  # noqa: E402
+from app.rules.search import (  # noqa: E402
+    BUDGET,
+    DISCARDS,
+    FOUR,
+    HORIZON,
+    SAMPLES,
+    StrongBot,
+    wants_events,
+)
 from app.rules.state import DRAW, MAX_TURNS, PLAY, State, initial_state  # noqa: E402
 
 
@@ -60,6 +68,13 @@ def layouts(rules: RuleSet) -> list[tuple[list[bool], list[int]]]:
 
 
 def play(state: State, bots: list[Bot], times: list[float] | None) -> State:
+    # With three or four players a strong bot is told every event of the table, as the
+    # live tables tell it (app/tables/botplay.py); it reads only their public parts.
+    told = [
+        (s, b) for s, b in enumerate(bots) if isinstance(b, StrongBot) and wants_events(state.rules)
+    ]
+    for _, bot in told:
+        bot.known.start(state)
     while state.phase in (DRAW, PLAY):
         seat = state.turn
         bot = bots[seat]
@@ -69,7 +84,10 @@ def play(state: State, bots: list[Bot], times: list[float] | None) -> State:
             times.append(time.process_time() - t0)
         else:
             cmd = bot.choose(state, seat)
-        state = apply(state, seat, cmd)[1]
+        events, state = apply(state, seat, cmd)
+        for s, b in told:
+            for event in events:
+                b.known.see(event, s, state.rules)
     return state
 
 

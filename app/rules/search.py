@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from . import commands as C
+from . import events as E
 from .bots import GreedyBot, _accepts
 from .cards import full_deck
 from .engine import apply
@@ -142,11 +143,24 @@ def _table_counts(state: State) -> list[int]:
     return counts
 
 
+def wants_events(rules: RuleSet) -> bool:
+    """With three or four players several others play between two of our turns, so the
+    table's events are what tells who took the pile (``PileMemory.see``); with two, the
+    positions our seat sees at its own turns tell it (``observe`` and ``left``)."""
+    return rules.players > 2
+
+
 class PileMemory:
-    """What our seat learnt of the other hand from the pile (two players): the cards
-    the other player took from it and has not laid or discarded since. Read only off
-    what the seat saw: the pile as it left it (all of an open pile; of a closed one
-    only the top it saw) and the pile and the melds when its turn comes round again."""
+    """What our seat learnt of the other hands from the pile: the cards each other
+    player took from it and has not laid or discarded since, and a closed pile's buried
+    cards in their order (each was face up once). Only what the seat saw goes in.
+
+    With two players it is read off the positions at our own turns: the pile as we left
+    it (all of an open pile; of a closed one only the top we saw), and the pile and the
+    melds when our turn comes round again. With three or four (``wants_events``) the
+    caller tells it every event of the table instead (``start``, then ``see``), and it
+    reads only their public parts: who took which pile cards, laid or added which cards,
+    discarded which card (never a card drawn from the stock, nor a hand dealt)."""
 
     def __init__(self) -> None:
         self.cards: dict[int, list[int]] = {}
@@ -154,9 +168,54 @@ class PileMemory:
         self._pile: tuple[int, ...] = ()  # the pile (what we saw of it) as we left it
         self._size = 0  # its size then
         self._table: list[int] = []  # the meld cards then, per card
+        self.fed = False  # told the events (``see``): the two-player reading stands aside
+        self._seen_pile: list[int] = []  # the pile as the events built it, bottom first
+
+    def start(self, state: State) -> None:
+        """A hand we join at its start, or a memory that starts now: the pile as it is
+        (of a closed one only its top is known), nobody known to hold anything."""
+        self.fed = True
+        self._hand = (state.hand_no, state.first)
+        self.cards = {}
+        self._seen_pile = list(state.discard) if state.rules.discard_pile == "open" else []
+        if state.rules.discard_pile == "closed" and len(state.discard) == 1:
+            self._seen_pile = list(state.discard)
+        self._note_pile(state.rules)
+
+    def see(self, event: object, seat: int, rules: RuleSet) -> None:
+        """One event of the table, any seat's, told to ``seat``'s memory."""
+        self.fed = True
+        if isinstance(event, E.HandStarted):
+            self._hand = (event.hand_no, event.first)
+            self.cards = {}
+            self._seen_pile = list(event.discard)  # the pile's first card is face up
+        elif isinstance(event, E.TookPile):
+            if event.seat != seat:
+                self.cards.setdefault(event.seat, []).extend(event.cards)
+            del self._seen_pile[max(0, len(self._seen_pile) - len(event.cards)) :]
+        elif isinstance(event, (E.Melded, E.Added)):
+            self._forget(event.seat, event.cards)
+        elif isinstance(event, E.Discarded):
+            self._forget(event.seat, (event.card,))
+            self._seen_pile.append(event.card)
+        else:
+            return
+        self._note_pile(rules)
+
+    def _forget(self, seat: int, cards: tuple[int, ...]) -> None:
+        known = self.cards.get(seat)
+        for c in cards:
+            if known and c in known:
+                known.remove(c)
+
+    def _note_pile(self, rules: RuleSet) -> None:
+        if rules.discard_pile == "closed":
+            self.cards[PILE] = self._seen_pile[:-1]
 
     def left(self, state: State, card: int) -> None:
         """Our turn ends with this discard."""
+        if self.fed:
+            return
         self._reset(state)
         pile = state.discard + (card,)
         if state.rules.discard_pile == "closed":
@@ -171,6 +230,8 @@ class PileMemory:
 
     def observe(self, state: State, seat: int) -> None:
         """Our turn starts: what did the other player take, lay and discard?"""
+        if self.fed:
+            return
         self._reset(state)
         if state.rules.players != 2 or not self._table:
             return
@@ -307,6 +368,7 @@ class StrongBot:
 
 __all__ = [
     "PileMemory",
+    "wants_events",
     "StrongBot",
     "determinize",
     "hidden_pool",

@@ -9,6 +9,12 @@ candidate it chose. Bots are kept per (table, seat) so that their memory of the 
 (docs/bots.md, "No loops") lasts from one move to the next; a process that restarts or
 another process that plays the next move starts a fresh memory, which only weakens
 that guard for a few turns.
+
+With three or four players a strong bot's memory of the pile is told the table's
+events (search.py, ``PileMemory.see``): before each of its decisions it reads the
+records its memory has not seen from the table's log in Redis (all of them the first
+time this process plays that seat, so a bot that moves between processes knows what it
+knew), and takes in only their public parts.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ import multiprocessing
 import time
 import zlib
 from collections import OrderedDict
+from collections.abc import Awaitable, Callable
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from typing import Any
 
@@ -25,10 +32,11 @@ from app.core.config import Settings
 from app.rules import commands as C
 from app.rules.bots import Bot, GreedyBot
 from app.rules.levels import make_bot
-from app.rules.search import StrongBot
+from app.rules.search import StrongBot, wants_events
 from app.rules.serialize import (
     command_from_dict,
     command_to_dict,
+    event_from_dict,
     state_from_dict,
     state_to_dict,
 )
@@ -36,6 +44,9 @@ from app.rules.state import DRAW, State
 from app.tables.meta import BotStrength
 
 KEPT_BOTS = 2048  # bots remembered per process (the least recently used go)
+
+# The table's log from a position on: its records (app/tables/store.py, ``log_from``).
+LogReader = Callable[[int], Awaitable[list[dict[str, Any]]]]
 
 
 def search_index(
@@ -58,6 +69,7 @@ class BotPlayer:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self._bots: OrderedDict[tuple[str, int], tuple[str, Bot]] = OrderedDict()
+        self._told: dict[tuple[str, int], int] = {}  # log records each memory has seen
         self._pool: Executor | None = None
 
     def bot(self, table_id: str, seat: int, strength: BotStrength) -> Bot:
@@ -67,18 +79,28 @@ class BotPlayer:
             seed = zlib.crc32(f"{table_id}|{seat}".encode())  # the same in every process
             kept = (strength, make_bot(strength, seed, time.process_time))
             self._bots[key] = kept
+            self._told.pop(key, None)
             if len(self._bots) > KEPT_BOTS:
-                self._bots.popitem(last=False)
+                self._told.pop(self._bots.popitem(last=False)[0], None)
         self._bots.move_to_end(key)
         return kept[1]
 
     async def command(
-        self, table_id: str, state: State, seat: int, strength: BotStrength
+        self,
+        table_id: str,
+        state: State,
+        seat: int,
+        strength: BotStrength,
+        log: LogReader | None = None,
     ) -> C.Command:
-        """The command the seat's bot gives (a strong bot's search off the loop)."""
+        """The command the seat's bot gives (a strong bot's search off the loop).
+        ``log`` reads the table's log (three or four players: the strong bot is told
+        the events it has not seen)."""
         bot = self.bot(table_id, seat, strength)
         if not isinstance(bot, StrongBot):
             return bot.choose(state, seat)
+        if log is not None and wants_events(state.rules):
+            await self._tell(bot, (table_id, seat), state, log)
         if state.phase == DRAW:
             bot.known.observe(state, seat)
         options = bot.candidates(state, seat)
@@ -100,6 +122,16 @@ class BotPlayer:
             cmd = options[index]
         bot.commit(state, seat, cmd)
         return cmd
+
+    async def _tell(
+        self, bot: StrongBot, key: tuple[str, int], state: State, log: LogReader
+    ) -> None:
+        seen = self._told.get(key, 0)
+        records = await log(seen)
+        for record in records:
+            if record.get("k") == "g":
+                bot.known.see(event_from_dict(record["e"]), key[1], state.rules)
+        self._told[key] = seen + len(records)
 
     def pool(self) -> Executor:
         if self._pool is None:

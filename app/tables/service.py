@@ -429,7 +429,13 @@ class TableService:
             or not (seat.bot or seat.abandoned)
         ):
             return
-        command = await self.bots.command(table_id, state, state.turn, seat.strength)
+        command = await self.bots.command(
+            table_id,
+            state,
+            state.turn,
+            seat.strength,
+            lambda start: self.store.log_from(table_id, start),
+        )
 
         def decide(v: int, meta: TableMeta, state: State | None) -> Change:
             if v != at_v or meta.status != "playing" or state is None:

@@ -330,7 +330,11 @@ class TableStore:
         return records
 
     async def full_log(self, table_id: str) -> list[Any]:
-        return [orjson.loads(r) for r in await self.redis.lrange(k_log(table_id), 0, -1)]
+        return await self.log_from(table_id, 0)
+
+    async def log_from(self, table_id: str, start: int) -> list[Any]:
+        """The table's records from the ``start``-th on (0: all of them)."""
+        return [orjson.loads(r) for r in await self.redis.lrange(k_log(table_id), start, -1)]
 
     async def expire(self, table_id: str, seconds: int = TABLE_TTL_SECONDS) -> None:
         await self.many(

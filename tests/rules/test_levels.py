@@ -8,6 +8,7 @@ import random
 import pytest
 
 from app.rules import commands as C
+from app.rules import events as E
 from app.rules.bots import Bot, GreedyBot, play_hand
 from app.rules.cards import RANK
 from app.rules.engine import apply
@@ -16,7 +17,7 @@ from app.rules.legal import legal_commands
 from app.rules.levels import EasyBot, make_bot
 from app.rules.prng import SplitMix, mix
 from app.rules.ruleset import make_ruleset
-from app.rules.search import FOUR, PILE, StrongBot, determinize, hidden_pool
+from app.rules.search import FOUR, PILE, StrongBot, determinize, hidden_pool, wants_events
 from app.rules.state import DRAW, MAX_TURNS, PLAY, State
 from tests.rules.rules_support import GAMES, all_cards, dealt, in_play, resample
 
@@ -250,3 +251,67 @@ def test_the_cards_the_strong_bot_knows_are_in_the_other_hand(preset: str) -> No
                 learnt += len(known)
             state = apply(state, seat, cmd)[1]
     assert learnt > 0
+
+
+FED = [("cerrado", 4), ("cerrado_sucio", 4), ("abierto", 4), ("brasil", 3), ("burako", 4)]
+
+
+@pytest.mark.parametrize(("preset", "players"), FED, ids=[f"{p}-{n}" for p, n in FED])
+def test_told_the_events_the_strong_bot_knows_what_each_other_player_took(
+    preset: str, players: int
+) -> None:
+    """With three or four players the memory is told the table's events: every card it
+    counts in another player's hand is there, a closed pile's buried cards are known in
+    their order, and it does learn something."""
+    rules = make_ruleset(preset, players)
+    assert wants_events(rules) and not wants_events(make_ruleset(preset, 2))
+    learnt = 0
+    for hand in range(3):
+        state = dealt(rules, 70 + hand, first=hand % players)
+        strong = StrongBot(seed=hand, samples=2, horizon=6)
+        strong.known.start(state)
+        bots: list[Bot] = [strong] + [GreedyBot() for _ in range(players - 1)]
+        while in_play(state):
+            seat = state.turn
+            if seat == 0 and state.phase == DRAW:
+                pile = strong.known.cards.get(PILE)
+                if rules.discard_pile == "closed" and len(state.discard) > 1 and pile:
+                    assert tuple(pile) == state.discard[:-1]  # in order
+                    learnt += len(pile)
+                for other in range(1, players):
+                    rest = list(state.hands[other])
+                    for c in strong.known.cards.get(other, []):
+                        assert c in rest, f"{c} is not in seat {other}'s hand"
+                        rest.remove(c)
+                        learnt += 1
+            events, state = apply(state, seat, bots[seat].choose(state, seat))
+            for event in events:
+                strong.known.see(event, 0, rules)
+    assert learnt > 0
+
+
+@pytest.mark.parametrize(("preset", "players"), FED, ids=[f"{p}-{n}" for p, n in FED])
+def test_the_told_memory_reads_no_hidden_card(preset: str, players: int) -> None:
+    """The same events with every hidden part changed (the cards other players drew
+    from the stock, the hands, muertos and stock dealt) leave the memory as it was."""
+    rules = make_ruleset(preset, players)
+    rng = random.Random(11)
+    state = dealt(rules, 90, first=1)
+    told, blind = StrongBot(seed=1), StrongBot(seed=1)
+    told.known.start(state)
+    blind.known.start(state)
+    bots = [GreedyBot() for _ in range(players)]
+    while in_play(state):
+        seat = state.turn
+        events, state = apply(state, seat, bots[seat].choose(state, seat))
+        for event in events:
+            told.known.see(event, 0, rules)
+            if isinstance(event, E.Drew) and event.seat != 0:
+                event = event._replace(card=rng.randrange(53))
+            elif isinstance(event, E.HandStarted):
+                event = event._replace(
+                    hands=tuple(tuple(rng.sample(h, len(h))) for h in event.hands),
+                    stock=tuple(rng.sample(event.stock, len(event.stock))),
+                )
+            blind.known.see(event, 0, rules)
+        assert told.known.cards == blind.known.cards
