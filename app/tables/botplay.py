@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import asyncio
 import multiprocessing
+import os
+import threading
 import time
 import zlib
 from collections import OrderedDict
@@ -138,7 +140,10 @@ class BotPlayer:
             workers = self.settings.bot_workers
             if workers > 0:  # spawn: a fork of a process running threads is unsafe
                 self._pool = ProcessPoolExecutor(
-                    workers, mp_context=multiprocessing.get_context("spawn")
+                    workers,
+                    mp_context=multiprocessing.get_context("spawn"),
+                    initializer=die_with_parent,
+                    initargs=(os.getpid(),),
                 )
             else:
                 self._pool = ThreadPoolExecutor(1, thread_name_prefix="bots")
@@ -148,6 +153,19 @@ class BotPlayer:
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
             self._pool = None
+
+
+def die_with_parent(parent: int, every: float = 1.0) -> None:
+    """In each worker: exit when the server process that started it is gone. A server
+    killed outright (SIGKILL, the OOM killer) never shuts its pool down, and its workers,
+    waiting on their queue, would live on as orphans, one per restart."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(every)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="die-with-parent", daemon=True).start()
 
 
 def fallback(state: State, seat: int) -> C.Command:
