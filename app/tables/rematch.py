@@ -111,6 +111,7 @@ async def _view(
         "accepted": accepted,
         "waiting": waiting,
         "deadline": float(fields["deadline"]) if "deadline" in fields else None,
+        "seconds": svc.settings.rematch_seconds,  # an offer's whole time, to cap a countdown
         "new_table": fields.get("new_table"),
         "code": fields.get("code"),
         "by": by,

@@ -34,6 +34,8 @@ export class GameSocket {
   private stopped = true;
   state: SocketState = "down";
   clockOffset = 0; // server time - local time, in seconds
+  private pingSent = 0; // when the last ping went (ms, local clock)
+  private bestRtt = Infinity; // the shortest ping round trip seen (ms)
   hasConnected = false;
   closeCode = 0; // why the last socket closed (0: it has not)
   restarting = false; // the server said it is shutting down (a restart)
@@ -85,9 +87,9 @@ export class GameSocket {
       this.setState("open");
       if (this.lobby) this.rawSend({ type: "lobby", on: true });
       for (const [table, v] of this.watched) this.rawSend(watchMsg(table, v));
-      this.send({ type: "ping" });
+      this.ping();
       window.clearInterval(this.pinger);
-      this.pinger = window.setInterval(() => this.send({ type: "ping" }), 20000);
+      this.pinger = window.setInterval(() => this.ping(), 20000);
     };
     ws.onmessage = (msg) => this.receive(msg.data);
     ws.onclose = (ev) => {
@@ -125,9 +127,7 @@ export class GameSocket {
 
   private dispatch(frame: Frame): void {
     if (frame.type === "server_restart") this.restarting = true;
-    if (frame.type === "pong" && typeof frame.t === "number") {
-      this.clockOffset = frame.t - Date.now() / 1000;
-    }
+    if (frame.type === "pong" && typeof frame.t === "number") this.onPong(frame.t);
     if ((frame.type === "snapshot" || frame.type === "event") && this.watched.has(frame.table)) {
       this.watched.set(frame.table, frame.v);
     }
@@ -190,6 +190,29 @@ export class GameSocket {
       window.clearTimeout(this.flushTimer);
       this.flushTimer = window.setTimeout(() => this.flush(), 1000 - (now - this.sent[0]) + 5);
     }
+  }
+
+  private ping(): void {
+    this.pingSent = Date.now();
+    this.send({ type: "ping" });
+  }
+
+  /** The server's clock against ours, NTP-style: its time is taken for the middle of the
+   * round trip, and only from a round trip about as short as the shortest seen (a slow
+   * one says less about when the server read its clock). The bar rises a little with
+   * each pong, so a network that got slower for good is followed too. */
+  private onPong(t: number): void {
+    const now = Date.now();
+    if (!this.pingSent) {
+      this.clockOffset = t - now / 1000; // no round trip known: better than nothing
+      return;
+    }
+    const rtt = now - this.pingSent;
+    if (rtt <= this.bestRtt + 50) {
+      this.clockOffset = t - (this.pingSent + now) / 2000;
+      this.bestRtt = Math.min(this.bestRtt, rtt);
+    }
+    this.bestRtt += 5;
   }
 
   serverNow(): number {

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import random
 import secrets
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -103,8 +104,7 @@ async def test_level_one_player_challenges_a_friend_and_plays(friends_server: Se
         # Both play: each makes the moves of a turn and the server takes them.
         rng = random.Random(1)
         for _ in range(2):
-            mover = a if a.tables[tid].my_turn() else b
-            await mover.until(lambda m=mover: m.tables[tid].my_turn())
+            mover = await whose_turn([a, b], tid)
             turn = mover.tables[tid].turn
             while mover.tables[tid].turn == turn and mover.tables[tid].status == "playing":
                 step = await mover.play_turn_step(tid, rng)
@@ -113,6 +113,19 @@ async def test_level_one_player_challenges_a_friend_and_plays(friends_server: Se
         assert wallet["credits"] == 5  # a challenge costs no credit
     finally:
         await close([a, b], friends_server)
+
+
+async def whose_turn(players: list[Player], tid: str, timeout: float = 20) -> Player:
+    """The player whose turn it is, once that player's own view says so. (The one who
+    just moved sees the turn pass at once, with its ack; the others see it when the
+    move reaches them: asking one of them too early would name the wrong player.)"""
+    deadline = time.monotonic() + timeout
+    while True:
+        for p in players:
+            if p.tables[tid].my_turn():
+                return p
+        assert time.monotonic() < deadline, "nobody's turn came"
+        await asyncio.sleep(0.02)
 
 
 # ---------------------------------------------------------------- cosmetics and emotes

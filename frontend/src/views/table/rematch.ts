@@ -9,6 +9,7 @@ export interface RematchState {
   accepted?: number[];
   waiting?: number[];
   deadline?: number | null;
+  seconds?: number; // an offer's whole time
   new_table?: string | null;
   code?: string | null;
   by?: { id: number; name: string } | null;
@@ -45,7 +46,9 @@ export function rematchView(p: RematchInput): VNode<any> | null {
   }
   const accepted = r!.accepted ?? [];
   const waiting = r!.waiting ?? [];
-  const left = Math.max(0, Math.ceil((r!.deadline ?? p.now) - p.now));
+  // Never more than the offer's whole time: a clock estimate a little behind the
+  // server's would otherwise show one second too many as the offer arrives.
+  const left = Math.max(0, Math.min(r!.seconds ?? Infinity, Math.ceil((r!.deadline ?? p.now) - p.now)));
   const iSaidYes = accepted.includes(p.seat);
   const others = waiting.filter((n) => n !== p.seat); // you see the buttons instead
   return h("div", { class: "rematch", id: "rematch", "data-state": "open" },
