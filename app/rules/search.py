@@ -177,9 +177,9 @@ class PileMemory:
         self.fed = True
         self._hand = (state.hand_no, state.first)
         self.cards = {}
-        self._seen_pile = list(state.discard) if state.rules.discard_pile == "open" else []
-        if state.rules.discard_pile == "closed" and len(state.discard) == 1:
-            self._seen_pile = list(state.discard)
+        # (of a closed pile only the top shows: its buried cards, if any, are unknown)
+        shown = state.rules.discard_pile == "open" or len(state.discard) <= 1
+        self._seen_pile = list(state.discard) if shown else []
         self._note_pile(state.rules)
 
     def see(self, event: object, seat: int, rules: RuleSet) -> None:

@@ -46,8 +46,12 @@ async def online_ids(redis: Redis, buckets: int = 0, now: float | None = None) -
     since = (now or time.time()) - ONLINE_WINDOW_SECONDS
 
     async def read(key: str) -> list[Any]:
-        await redis.zremrangebyscore(key, "-inf", f"({since}")  # gone for good
-        return list(await redis.zrangebyscore(key, since, "+inf"))
+        # one round trip per bucket: prune the members gone for good, read the rest
+        async with redis.pipeline(transaction=False) as pipe:
+            pipe.zremrangebyscore(key, "-inf", f"({since}")
+            pipe.zrangebyscore(key, since, "+inf")
+            _, members = await pipe.execute()
+        return list(members)
 
     keys = bucket_keys(PRESENCE_KEY, bucket_count(redis, buckets))
     found = await asyncio.gather(*(read(k) for k in keys))  # the buckets at once
