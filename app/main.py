@@ -143,7 +143,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await close_redis(redis)
             await engine.dispose()
 
-    app = FastAPI(
+    app = ws.BuracoApp(
         title="Buraco",
         version=VERSION,
         lifespan=lifespan,
@@ -160,6 +160,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(RequestLogMiddleware)
     app.add_middleware(SecurityHeaders, hsts=settings.cookie_secure)
     app.add_middleware(KeepRawSend)
+    # WS /ws: the same middlewares but the HTTP-only ones, then its endpoint (app/api/ws.py).
+    app.ws_stack = KeepRawSend(RequestLogMiddleware(NulGuard(ws.endpoint_app)))
 
     app.include_router(health.router)
     app.include_router(metrics_routes.router)
@@ -168,7 +170,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(tables_play_routes.router)
     if settings.env == "test":  # known deals for browser tests, never anywhere else
         app.include_router(testdeals.router)
-    app.include_router(ws.router)
     app.include_router(economy_routes.router)
     app.include_router(social_routes.router)
     app.include_router(social_inbox_routes.router)

@@ -624,22 +624,32 @@ async def gather_limited(coros: list[Any], limit: int = 64) -> list[Any]:
 
 async def setup_tables(bases: list[str], k: int, hand_size: int) -> tuple[list[Table], list[str]]:
     """Guests, tables (4 seats, each on a process in turn), sockets watching."""
-    clients = [
-        httpx.AsyncClient(base_url=b, timeout=60, limits=httpx.Limits(max_connections=32))
-        for b in bases
-    ]
+    # Idle connections are let go well before uvicorn's 5 s keep-alive ends, so a
+    # request never goes out on a connection the server is closing (httpx.ReadError).
+    limits = httpx.Limits(max_connections=32, keepalive_expiry=1.0)
+    clients = [httpx.AsyncClient(base_url=b, timeout=60, limits=limits) for b in bases]
     rules = {"hand_size": hand_size, "muerto_size": hand_size}
 
+    # One connection pool per process for every guest's sign-up (a client of its own per
+    # guest keeps the cookie jars apart; building a transport each time costs the client
+    # an SSL context, which made the set-up of 4,000 guests take minutes).
+    transports = [httpx.AsyncHTTPTransport(limits=limits) for _ in bases]
+
     async def guest(i: int) -> str:
-        async with httpx.AsyncClient(base_url=bases[i % len(bases)], timeout=60) as c:
-            for _ in range(20):  # guest nicknames may collide under a burst (409): again
-                r = await c.post("/api/auth/guest")
-                if r.status_code != 409:
-                    break
-            r.raise_for_status()
-            return str(c.cookies.get("buraco_session"))
+        # Not closed: closing a client closes its transport, which the others share.
+        c = httpx.AsyncClient(
+            base_url=bases[i % len(bases)], timeout=60, transport=transports[i % len(bases)]
+        )
+        for _ in range(20):  # guest nicknames may collide under a burst (409): again
+            r = await c.post("/api/auth/guest")
+            if r.status_code != 409:
+                break
+        r.raise_for_status()
+        return str(c.cookies.get("buraco_session"))
 
     cookies = await gather_limited([guest(i) for i in range(4 * k)])
+    for t in transports:
+        await t.aclose()
 
     async def make(t: int) -> Table:
         c = clients[t % len(clients)]
@@ -908,7 +918,7 @@ async def measure(
                 "--loop",
                 "uvloop",
                 "--ws",
-                "websockets",
+                args.ws,
                 "--backlog",
                 "4096",
                 "--ws-per-message-deflate",
@@ -923,6 +933,7 @@ async def measure(
     for p, proc in zip(ports, procs, strict=True):
         wait_ready(f"http://127.0.0.1:{p}/readyz", proc, 600 if CALLGRIND else 60)
     bases = [f"http://127.0.0.1:{p}" for p in ports]
+    idle_rss = [rss_mib(p.pid) for p in procs]  # each process before any table or socket
     print(
         f"starting {args.tables} tables ({4 * args.tables} sockets) on "
         f"{args.processes} processes, hands of {args.hand_size}",
@@ -957,7 +968,7 @@ async def measure(
         reader.cancel()
     gc.unfreeze()
     gc.enable()
-    return summary(args, main_stats, base_stats, client_cpu, rss)
+    return summary(args, main_stats, base_stats, client_cpu, rss, idle_rss)
 
 
 def instruction_figures(m: Stats, b: Stats) -> dict[str, Any]:
@@ -984,7 +995,12 @@ def instruction_figures(m: Stats, b: Stats) -> dict[str, Any]:
 
 
 def summary(
-    args: argparse.Namespace, m: Stats, b: Stats, client_cpu: float, rss: list[float]
+    args: argparse.Namespace,
+    m: Stats,
+    b: Stats,
+    client_cpu: float,
+    rss: list[float],
+    idle_rss: list[float],
 ) -> dict[str, Any]:
     served, base_served = max(m.served, 1), max(b.served, 1)
     p99, base_p99 = pct(m.latencies, 0.99), pct(b.latencies, 0.99)
@@ -1017,6 +1033,7 @@ def summary(
         "tables": args.tables,
         "processes": args.processes,
         "layout": args.layout,
+        "ws": args.ws,
         "hand_size": args.hand_size,
         "moves_per_s": round(m.served / max(m.seconds, 1e-9), 1),
         "p50_ms": round(pct(m.latencies, 0.5), 2),
@@ -1033,6 +1050,12 @@ def summary(
         "redis_cpu_us_per_move": round(m.redis_cpu / served * 1e6),
         "baseline_redis_cpu_us_per_move": round(b.redis_cpu / base_served * 1e6),
         "rss_mib_per_process": round(sum(rss) / max(len(rss), 1), 1),
+        "idle_rss_mib_per_process": round(sum(idle_rss) / max(len(idle_rss), 1), 1),
+        # what the tables add to a process, over the process before them: the issue's
+        # "KiB per table per process" (RSS grown while playing / tables)
+        "kib_per_table_per_process": round(
+            (sum(rss) - sum(idle_rss)) * 1024 / max(len(rss), 1) / max(args.tables, 1), 1
+        ),
         "lost": m.gaps,
         "duplicated": m.dups,
         "failures": sum(m.errors.values()),
@@ -1087,6 +1110,13 @@ def main() -> None:
         help="split: each table's sockets on every process in turn (the default, the "
         "worst case: every process receives every move); table: a table's sockets all on "
         "one process (a balancer routing by table)",
+    )
+    parser.add_argument(
+        "--ws",
+        choices=("websockets-sansio", "websockets"),
+        default="websockets-sansio",
+        help="uvicorn's WebSocket implementation: websockets-sansio is what uvicorn picks "
+        "by itself (make run, the image); websockets is the legacy one",
     )
     parser.add_argument(
         "--callgrind",

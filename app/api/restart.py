@@ -44,7 +44,7 @@ async def drain(hub: Any, seconds: float) -> int:
             told.add(conn)
             conn.send(RESTART_FRAME)
             conn.closing = True  # the pump writes the frame, then closes
-            conn.queue.put_nowait(("close", SERVICE_RESTART))
+            conn.push(("close", SERVICE_RESTART))
         if not hub.sockets or time.monotonic() >= deadline:
             break
         await asyncio.sleep(0.05)

@@ -1,14 +1,23 @@
 """``WS /ws``: thin. Check the Origin, authenticate by the session cookie, admit under
 the per-address cap, then hand the socket to a ``Connection`` (app/tables/connection.py)
-until it closes."""
+until it closes.
+
+The endpoint is reached through ``BuracoApp.ws_stack``, not through FastAPI's own stack
+and router: a socket lives for hours, and every layer between the server and the
+endpoint (FastAPI's and Starlette's outer layers, the HTTP-only middlewares, the
+exception middleware, exit stacks, the router and the route's dependency machinery)
+keeps its frames and closures alive for all that time, about 12 KiB a socket, for
+nothing a WebSocket uses. The middlewares that act on a WebSocket (raw send, request
+log, NUL guard) still see it, in the same order."""
 
 from __future__ import annotations
 
 import logging
 from collections import Counter
 
-from fastapi import APIRouter, WebSocket
+from fastapi import FastAPI, WebSocket
 from sqlalchemy.exc import TimeoutError as DatabasePoolTimeout
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.api.deps import client_ip
 from app.api.restart import RESTART_FRAME, SERVICE_RESTART
@@ -19,8 +28,8 @@ from app.tables.protocol import error_frame, server_busy
 from app.users.service import session_from_token
 from app.users.tokens import SESSION_COOKIE
 
-router = APIRouter()
 log = logging.getLogger("app.ws")
+PATH = "/ws"
 
 POLICY_VIOLATION = 1008
 TRY_AGAIN_LATER = 1013  # RFC 6455: the client reconnects with its backoff
@@ -44,7 +53,41 @@ def _per_ip(ws: WebSocket) -> Counter[str]:
     return counts
 
 
-@router.websocket("/ws")
+async def endpoint_app(scope: Scope, receive: Receive, send: Send) -> None:
+    """``WS /ws`` as a plain ASGI app, for ``BuracoApp``'s own short stack."""
+    await websocket_endpoint(WebSocket(scope, receive, send))
+
+
+class BuracoApp(FastAPI):
+    """FastAPI, with ``WS /ws`` served by a stack of its own (``ws_stack``): the
+    middlewares that act on a WebSocket (raw send, request log, NUL guard), in the same
+    order as in the app's stack, then the endpoint; every other request as usual."""
+
+    ws_stack: ASGIApp | None = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        stack = self.ws_stack
+        if stack is not None and scope["type"] == "websocket" and scope.get("path") == PATH:
+            if self.root_path:
+                scope["root_path"] = self.root_path
+            scope["app"] = self
+            await stack(scope, receive, send)
+            return
+        await super().__call__(scope, receive, send)
+
+
+async def _authenticate(ws: WebSocket) -> tuple[int, str, str, float] | None:
+    """(user id, display name, session token hash, expiry) of the session cookie, or None.
+    Plain values: the ORM objects go with the database session, not with the socket."""
+    async with ws.app.state.sessionmaker() as db:
+        found = await session_from_token(db, ws.cookies.get(SESSION_COOKIE))
+        if found is None:
+            return None
+        user, session = found
+        name = user.nickname or user.username or f"#{user.id}"
+        return int(user.id), str(name), str(session.token_hash), session.expires_at.timestamp()
+
+
 async def websocket_endpoint(ws: WebSocket) -> None:
     app = ws.app
     settings = app.state.settings
@@ -62,8 +105,7 @@ async def websocket_endpoint(ws: WebSocket) -> None:
         await _refuse(ws, (SERVICE_RESTART, "server_restart"), dict(RESTART_FRAME))
         return
     try:
-        async with app.state.sessionmaker() as db:
-            found = await session_from_token(db, ws.cookies.get(SESSION_COOKIE))
+        found = await _authenticate(ws)
     except DatabasePoolTimeout:  # the pool is exhausted: say so, the client retries later
         log.warning("WebSocket refused: no database connection free in time")
         busy = server_busy()
@@ -72,7 +114,7 @@ async def websocket_endpoint(ws: WebSocket) -> None:
     if found is None:
         await ws.close(code=POLICY_VIOLATION, reason="not authenticated")
         return
-    user, session = found
+    user_id, name, token_hash, expires_at = found
     ip, per_ip = client_ip(ws), _per_ip(ws)
     if per_ip[ip] >= settings.ws_max_sockets_per_ip:
         await _refuse(ws, sockets.TOO_MANY_SOCKETS)
@@ -80,16 +122,16 @@ async def websocket_endpoint(ws: WebSocket) -> None:
     per_ip[ip] += 1
     try:
         await ws.accept()
-        name = user.nickname or user.username or f"#{user.id}"
         raw_send = ws.scope.get("state", {}).get("raw_send")
         sockets.bound_send_buffer(raw_send)
+        sockets.drop_handshake(raw_send)
         link = sockets.SocketSession(
-            token_hash=session.token_hash,
-            expires_at=session.expires_at.timestamp(),
+            token_hash=token_hash,
+            expires_at=expires_at,
             max_sockets=settings.ws_max_sockets_per_user,
             raw_send=raw_send,
         )
-        await Connection(ws, user.id, name, app.state.hub, app.state.tables, link).run()
+        await Connection(ws, user_id, name, app.state.hub, app.state.tables, link).run()
     finally:
         per_ip[ip] -= 1
         if per_ip[ip] <= 0:

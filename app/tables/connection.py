@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import logging
 import time
@@ -72,7 +73,10 @@ class Connection:
         self.name = name
         self.hub = hub
         self.svc = svc
-        self.queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
+        # The pump's work: a deque and one future to wake the pump, not an asyncio.Queue
+        # (three deques and a lock-step API this single consumer does not need).
+        self.queue: collections.deque[tuple[str, Any]] = collections.deque()
+        self._wake: asyncio.Future[None] | None = None
         self.watches: dict[str, TableWatch] = {}
         self.tokens = float(RATE_PER_SECOND)
         self.stamp = time.monotonic()
@@ -82,8 +86,12 @@ class Connection:
         self.session = session or sockets.SocketSession()
         self.socket_id = sockets.new_socket_id()
         self.private = user_channel(user_id)
-        self.ended = asyncio.Event()  # closed from outside: session over, evicted, too slow
         self.hang_up: asyncio.Task[None] | None = None
+        # The task reading the socket, while it reads: ending the socket from outside
+        # (session over, evicted, too slow) cancels that read, since a client that
+        # neither reads nor writes would otherwise keep it waiting for ever.
+        self._reader: asyncio.Task[Any] | None = None
+        self._cut = False
         self.ws_log = WsSession(user_id)  # its closing log line and the socket gauge
         self.direct = sockets.direct_text_sender(self.session.raw_send)
         if hub.table_cache is None:  # the hub keeps the service's cache in step
@@ -107,10 +115,17 @@ class Connection:
         self._enqueue(("frame", frame))
 
     def _enqueue(self, item: tuple[str, Any]) -> None:
-        if self.queue.qsize() >= MAX_QUEUE:
+        if len(self.queue) >= MAX_QUEUE:
             self.end(*sockets.TOO_SLOW)
             return
-        self.queue.put_nowait(item)
+        self.push(item)
+
+    def push(self, item: tuple[str, Any]) -> None:
+        """Queue work for the pump, past the bound (a close must always get in)."""
+        self.queue.append(item)
+        wake = self._wake
+        if wake is not None and not wake.done():
+            wake.set_result(None)
 
     def end(self, code: int, reason: str) -> None:
         """Close from outside the pump, which may be stuck behind a client that does not
@@ -120,7 +135,9 @@ class Connection:
         log.info("closing the socket of user %s: %s", self.user_id, reason)
         self.ws_log.closed(code)
         self.closed = True
-        self.ended.set()
+        if self._reader is not None and not self._cut:
+            self._cut = True
+            self._reader.cancel()
         self.hang_up = asyncio.get_running_loop().create_task(
             sockets.hang_up(self.ws, code, reason, HANG_UP_SECONDS, self.session.raw_send)
         )
@@ -141,7 +158,7 @@ class Connection:
         self.send({"type": "hello", "user": {"id": self.user_id, "name": self.name}})
         pump = asyncio.create_task(self._pump())
         try:
-            await sockets.until_ended(self._read(), self.ended)
+            await self._read_until_ended()
         finally:
             if expiry is not None:
                 expiry.cancel()
@@ -167,6 +184,21 @@ class Connection:
         await self.hub.remove(LOBBY_CHAT, self.deliver)
         for table_id in list(self.watches):
             await self._unwatch(table_id)
+
+    async def _read_until_ended(self) -> None:
+        """Read until the client leaves or ``end`` cuts the read short."""
+        if self.closed:
+            return
+        task = asyncio.current_task()
+        self._reader = task
+        try:
+            await self._read()
+        except asyncio.CancelledError:
+            # Ours (``end``) is taken back; any other cancellation (shutdown) goes on.
+            if not self._cut or task is None or task.uncancel() > 0:
+                raise
+        finally:
+            self._reader = None
 
     async def _read(self) -> None:
         while not self.closed:
@@ -197,7 +229,7 @@ class Connection:
                 if self.refused >= FLOOD_CLOSE_AFTER:
                     # Closed by the pump, after the error frames queued before it.
                     self.closing = True
-                    self.queue.put_nowait(("close", 1008))
+                    self.push(("close", 1008))
                     return
                 self.send(error_frame("rate_limited", "Too many messages; slow down."))
                 continue
@@ -243,8 +275,16 @@ class Connection:
     # -- the pump: the only writer
 
     async def _pump(self) -> None:
+        queue = self.queue
         while not self.closed:
-            kind, item = await self.queue.get()
+            if not queue:
+                self._wake = asyncio.get_running_loop().create_future()
+                try:
+                    await self._wake
+                finally:
+                    self._wake = None
+                continue
+            kind, item = queue.popleft()
             try:
                 if kind == "frame":
                     await self._write(item)

@@ -6,9 +6,10 @@ deals and salts of hands still in play never leave the server.
 
 from __future__ import annotations
 
+import sys
 from typing import Any, Literal, NewType
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from app.social.i18n import all_languages
 
@@ -47,12 +48,29 @@ def person_seat(user_id: int, name: str, equipped: dict[str, str] | None = None)
     return Seat(user_id=user_id, name=name, avatar=eq.get("avatar"), card_back=eq.get("card_back"))
 
 
+def _shared_names(value: Any) -> Any:
+    """The deal with every card name the one interned string of that name."""
+    if isinstance(value, str):
+        return sys.intern(value)
+    if isinstance(value, list):
+        return [_shared_names(v) for v in value]
+    return value
+
+
 class HandFairness(BaseModel):
     hand_no: int
     commitment: str
     deal: dict[str, Any]  # secret until the hand ends
     salt: str  # secret until the hand ends
     revealed: bool = False
+
+    @field_validator("deal")
+    @classmethod
+    def _share_card_names(cls, deal: dict[str, Any]) -> dict[str, Any]:
+        # A deal is every card of the decks by name, cached with the meta of every table
+        # a process serves: parsed from JSON each name is a string of its own (about
+        # 5 KiB a deal); there are only 54 names.
+        return {k: _shared_names(v) for k, v in deal.items()}
 
 
 class TableMeta(BaseModel):

@@ -16,7 +16,7 @@ import secrets
 import socket
 import struct
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -111,20 +111,6 @@ class SocketSession:
         return asyncio.get_running_loop().call_later(delay, end, *SESSION_ENDED)
 
 
-async def until_ended(reading: Coroutine[Any, Any, None], ended: asyncio.Event) -> None:
-    """Read until the client leaves or the socket is ended from outside (a client that
-    neither reads nor writes would otherwise keep the reader waiting for ever)."""
-    reader = asyncio.ensure_future(reading)
-    stop = asyncio.ensure_future(ended.wait())
-    try:
-        await asyncio.wait({reader, stop}, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        for task in (reader, stop):
-            task.cancel()
-        with contextlib.suppress(asyncio.CancelledError, Exception):
-            await reader
-
-
 async def hang_up(ws: WebSocket, code: int, reason: str, wait: float, raw_send: Any) -> None:
     """Send the close frame; when the server cannot even queue it within ``wait`` seconds
     (its write buffer is full because the client stopped reading), abort the TCP
@@ -154,17 +140,43 @@ def _transport(raw_send: Any) -> Any:
 
 def direct_text_sender(raw_send: Any) -> Any:
     """The server's own ``send(text)`` of a WebSocket, below the ASGI layers, when the
-    server is uvicorn on the websockets library (the one we ship): a frame then goes
-    straight to the framing and the socket instead of through Starlette, every
-    middleware's ``send`` and uvicorn's ASGI adapter (five frames a move at a table).
-    None on another server or WebSocket implementation: the caller then sends through
-    ASGI as usual. Only frames take this way; the accept and the close keep going
-    through ASGI, so every middleware still sees them."""
+    server is uvicorn on the websockets library (the one we ship, sans-I/O or legacy): a
+    frame then goes straight to uvicorn's protocol instead of through Starlette and every
+    middleware's ``send`` (five frames a move at a table). None on another server or
+    WebSocket implementation: the caller then sends through ASGI as usual. Only frames
+    take this way; the accept and the close keep going through ASGI, so every middleware
+    still sees them."""
     proto = getattr(raw_send, "__self__", None)
-    if type(proto).__module__ != "uvicorn.protocols.websockets.websockets_impl":
-        return None
+    module = type(proto).__module__
     send = getattr(proto, "send", None)
-    return send if callable(send) else None
+    if not callable(send):
+        return None
+    if module == "uvicorn.protocols.websockets.websockets_impl":
+        return send  # the legacy protocol's own send(text)
+    if module == "uvicorn.protocols.websockets.websockets_sansio_impl":
+        # Its ASGI send, called without the layers above it: uvicorn still checks the
+        # socket's state, waits while the transport is paused and frames the text.
+        async def send_text(text: str) -> None:
+            await send({"type": "websocket.send", "text": text})
+
+        return send_text
+    return None
+
+
+def drop_handshake(raw_send: Any) -> None:
+    """Let go of the opening handshake once the socket is accepted. uvicorn's sans-I/O
+    protocol keeps the parsed request and the response it sent (their headers: about
+    5 KiB) for the whole life of the socket, though it reads them only until the accept
+    is sent; the ASGI scope keeps its own copy of the request headers."""
+    proto: Any = getattr(raw_send, "__self__", None)
+    if (
+        type(proto).__module__ == "uvicorn.protocols.websockets.websockets_sansio_impl"
+        and getattr(proto, "handshake_complete", False)
+        and hasattr(proto, "request")
+        and hasattr(proto, "response")
+    ):
+        proto.request = None
+        proto.response = None
 
 
 def bound_send_buffer(raw_send: Any, size: int = SEND_BUFFER_BYTES) -> None:

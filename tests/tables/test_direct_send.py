@@ -1,14 +1,18 @@
 """Frames skip the ASGI layers on the server we ship (app/tables/sockets.py): the
-installed uvicorn's WebSocket protocol is recognised and its own ``send`` is used; any
-other ASGI ``send`` keeps the usual path."""
+installed uvicorn's WebSocket protocols (sans-I/O, the one it picks by itself, and the
+legacy one) are recognised and their own ``send`` is used; any other ASGI ``send`` keeps
+the usual path. Every test that plays over real sockets goes through the sans-I/O
+sender too, since the test servers run uvicorn's default."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from uvicorn.protocols.websockets.websockets_impl import WebSocketProtocol
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
-from app.tables.sockets import direct_text_sender
+from app.tables.sockets import direct_text_sender, drop_handshake
 
 
 def test_uvicorns_websockets_protocol_gives_its_own_send() -> None:
@@ -29,3 +33,32 @@ def test_any_other_send_keeps_the_asgi_path() -> None:
     assert direct_text_sender(plain) is None
     assert direct_text_sender(Other().send) is None
     assert direct_text_sender(None) is None
+
+
+def test_uvicorns_sansio_protocol_gives_a_text_sender_over_its_own_send() -> None:
+    """The implementation uvicorn picks by itself (make run, the image): the sender calls
+    the protocol's ASGI ``send`` with the frame, below Starlette and the middlewares."""
+    sent: list[dict[str, Any]] = []
+
+    async def record(message: Any) -> None:
+        sent.append(message)
+
+    proto = WebSocketsSansIOProtocol.__new__(WebSocketsSansIOProtocol)
+    raw_send = proto.send  # what KeepRawSend sees: the protocol's own bound send
+    proto.send = record  # type: ignore[method-assign]  # what the sender then calls
+    direct = direct_text_sender(raw_send)
+    assert direct is not None
+    asyncio.run(direct('{"type":"hello"}'))
+    assert sent == [{"type": "websocket.send", "text": '{"type":"hello"}'}]
+
+
+def test_the_handshake_is_let_go_once_accepted_and_not_before() -> None:
+    proto = WebSocketsSansIOProtocol.__new__(WebSocketsSansIOProtocol)
+    proto.request, proto.response = object(), object()
+    proto.handshake_complete = False
+    drop_handshake(proto.send)  # still needed to answer the handshake
+    assert proto.request is not None and proto.response is not None
+    proto.handshake_complete = True
+    drop_handshake(proto.send)
+    assert proto.request is None and proto.response is None
+    drop_handshake(None)  # another server: nothing to do
