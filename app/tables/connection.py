@@ -7,6 +7,7 @@ import collections
 import contextlib
 import logging
 import time
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 import orjson
@@ -177,13 +178,23 @@ class Connection:
             self.ws_log.end()
 
     async def _cleanup(self) -> None:
-        await self.hub.remove(self.private, self.deliver)
-        with contextlib.suppress(Exception):
-            await sockets.unregister(self.svc.redis, self.user_id, self.socket_id)
-        await self.hub.remove(LOBBY_CHANNEL, self.deliver)
-        await self.hub.remove(LOBBY_CHAT, self.deliver)
+        """Every step runs even when one fails (Redis down: an unsubscribe refused), so
+        the connection is never left among the hub's listeners."""
+        steps: list[Callable[[], Coroutine[Any, Any, Any]]] = [
+            lambda: self.hub.remove(self.private, self.deliver),
+            lambda: sockets.unregister(self.svc.redis, self.user_id, self.socket_id),
+            lambda: self.hub.remove(LOBBY_CHANNEL, self.deliver),
+            lambda: self.hub.remove(LOBBY_CHAT, self.deliver),
+        ]
         for table_id in list(self.watches):
-            await self._unwatch(table_id)
+            steps.append(lambda table_id=table_id: self._unwatch(table_id))  # type: ignore[misc]
+        for step in steps:
+            try:
+                await step()
+            except REDIS_UNAVAILABLE:
+                log.warning("Redis unavailable while closing a socket of user %s", self.user_id)
+            except Exception:
+                log.exception("closing a socket of user %s", self.user_id)
 
     async def _read_until_ended(self) -> None:
         """Read until the client leaves or ``end`` cuts the read short."""
@@ -472,8 +483,11 @@ class Connection:
         watch = self.watches.pop(table_id, None)
         if watch is None:
             return
-        await self.hub.remove(table_channel(table_id), self.deliver)
-        await self.hub.remove(table_chat(table_id), self.deliver)
+        for channel in (table_channel(table_id), table_chat(table_id)):
+            try:  # both, even when Redis refuses the first unsubscribe
+                await self.hub.remove(channel, self.deliver)
+            except REDIS_UNAVAILABLE:
+                log.warning("Redis unavailable while leaving %s", channel)
         if watch.present:
             with contextlib.suppress(Exception):
                 _, meta, _ = await self.svc.load(table_id)

@@ -116,15 +116,17 @@ class Hub:
             if not listeners:
                 del self.listeners[channel]
                 table_id = channel_table(channel)
+                if self.table_cache is not None and table_id is not None:
+                    self.table_cache.drop(table_id)  # no longer in step: forget it
+                # Before the unsubscribe, which fails while Redis is down (so does this,
+                # then: the check is also set when the process is swept as dead).
+                if self.service is not None and table_id is not None:
+                    with contextlib.suppress(Exception):  # the last viewer here left
+                        await schedule_idle_check(self.service, table_id)
                 if self.sharded and table_id is not None:
                     await self.pubsub.sunsubscribe(channel)
                 else:
                     await self.pubsub.unsubscribe(channel)
-                if self.table_cache is not None and table_id is not None:
-                    self.table_cache.drop(table_id)  # no longer in step: forget it
-                if self.service is not None and table_id is not None:
-                    with contextlib.suppress(Exception):  # the last viewer here left
-                        await schedule_idle_check(self.service, table_id)
 
     async def _run(self) -> None:
         await self._subscribe_private()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 from typing import Any, Literal, NewType
 
+import orjson
 from pydantic import BaseModel, Field, field_validator
 
 from app.social.i18n import all_languages
@@ -73,6 +74,23 @@ class HandFairness(BaseModel):
         return {k: _shared_names(v) for k, v in deal.items()}
 
 
+# One dict per distinct rule set, shared by the metas of every table playing it: a full
+# rule set is some 40 options (a 2 KiB dict), and a process caches the meta of every
+# table it serves. Metas never change their rules in place (see TableMeta.edit).
+_RULE_SETS: dict[bytes, dict[str, Any]] = {}
+_MAX_RULE_SETS = 4096
+
+
+def _shared_rules(rules: dict[str, Any]) -> dict[str, Any]:
+    key = orjson.dumps(rules, option=orjson.OPT_SORT_KEYS)
+    shared = _RULE_SETS.get(key)
+    if shared is not None:
+        return shared
+    if len(_RULE_SETS) < _MAX_RULE_SETS:
+        _RULE_SETS[key] = rules
+    return rules
+
+
 class TableMeta(BaseModel):
     id: str
     name: str
@@ -109,6 +127,11 @@ class TableMeta(BaseModel):
     # BURACO_ENV=test only (app/tables/testdeals.py): the next hands' deals, in order,
     # instead of shuffles, so browser tests can play known cards. Secret like ``hands``.
     stacked_deals: list[dict[str, Any]] = Field(default_factory=list)
+
+    @field_validator("rules")
+    @classmethod
+    def _share_rules(cls, rules: dict[str, Any]) -> dict[str, Any]:
+        return _shared_rules(rules)
 
     def edit(self) -> TableMeta:
         """A copy to change, cheaper than a deep one: the seats (changed in place) and

@@ -167,7 +167,8 @@ def drop_handshake(raw_send: Any) -> None:
     """Let go of the opening handshake once the socket is accepted. uvicorn's sans-I/O
     protocol keeps the parsed request and the response it sent (their headers: about
     5 KiB) for the whole life of the socket, though it reads them only until the accept
-    is sent; the ASGI scope keeps its own copy of the request headers."""
+    is sent; the ASGI scope keeps its own copy of the request headers, which is what
+    Starlette's ``WebSocket`` reads."""
     proto: Any = getattr(raw_send, "__self__", None)
     if (
         type(proto).__module__ == "uvicorn.protocols.websockets.websockets_sansio_impl"
@@ -175,6 +176,12 @@ def drop_handshake(raw_send: Any) -> None:
         and hasattr(proto, "request")
         and hasattr(proto, "response")
     ):
+        for message in (proto.request, proto.response):
+            # The websockets library's parser holds the request too, for as long as the
+            # socket lives (a local of its generator): its headers are emptied instead.
+            headers: Any = getattr(message, "headers", None)
+            if hasattr(headers, "clear"):
+                headers.clear()
         proto.request = None
         proto.response = None
 

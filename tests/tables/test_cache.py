@@ -84,3 +84,29 @@ def test_one_encoding_per_viewer_kind() -> None:
     behind = TableWatch("T", 6)
     behind.last_v = 3
     assert shared_frames(payload, behind) is None  # type: ignore[arg-type]
+
+
+def test_cached_metas_share_their_rule_set_and_card_names() -> None:
+    """What every cached meta repeats is held once: tables with the same rules share one
+    dict, and a deal's card names are the interned strings (app/tables/meta.py)."""
+    from app.rules.deal import deal_to_dict, random_deal
+    from app.rules.ruleset import make_ruleset
+    from app.tables.meta import HandFairness
+
+    rules = make_ruleset("cerrado").to_dict()
+    deal = deal_to_dict(random_deal(make_ruleset("cerrado"), 1))
+    first, second = meta("a"), meta("b")
+    first.rules, second.rules = dict(rules), dict(rules)
+    hand = HandFairness(hand_no=1, commitment="c", deal=deal, salt="s")
+    first.hands = second.hands = [hand]
+    one = TableMeta.model_validate_json(first.model_dump_json())
+    two = TableMeta.model_validate_json(second.model_dump_json())
+    assert one.rules == rules and one.rules is two.rules
+    other = dict(rules, hand_size=rules["hand_size"] + 1)
+    three = TableMeta.model_validate_json(
+        meta("c").model_copy(update={"rules": other}).model_dump_json()
+    )
+    assert three.rules == other and three.rules is not one.rules
+    a, b = one.hands[0].deal, two.hands[0].deal
+    assert a == deal and a["stock"] is not b["stock"]  # equal, separate lists
+    assert all(x is y for x, y in zip(a["stock"], b["stock"], strict=True))  # same names

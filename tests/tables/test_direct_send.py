@@ -11,6 +11,8 @@ from typing import Any
 
 from uvicorn.protocols.websockets.websockets_impl import WebSocketProtocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+from websockets.datastructures import Headers
+from websockets.http11 import Request, Response
 
 from app.tables.sockets import direct_text_sender, drop_handshake
 
@@ -54,11 +56,16 @@ def test_uvicorns_sansio_protocol_gives_a_text_sender_over_its_own_send() -> Non
 
 def test_the_handshake_is_let_go_once_accepted_and_not_before() -> None:
     proto = WebSocketsSansIOProtocol.__new__(WebSocketsSansIOProtocol)
-    proto.request, proto.response = object(), object()
+    request = Request("/ws", Headers({"Host": "x", "Cookie": "buraco_session=secret"}))
+    response = Response(101, "Switching Protocols", Headers({"Upgrade": "websocket"}))
+    proto.request, proto.response = request, response
     proto.handshake_complete = False
     drop_handshake(proto.send)  # still needed to answer the handshake
-    assert proto.request is not None and proto.response is not None
+    assert proto.request is request and proto.response is response
+    assert request.headers["Cookie"] == "buraco_session=secret"
     proto.handshake_complete = True
     drop_handshake(proto.send)
     assert proto.request is None and proto.response is None
+    # the library's parser keeps the request object: what it holds is emptied
+    assert not list(request.headers.raw_items()) and not list(response.headers.raw_items())
     drop_handshake(None)  # another server: nothing to do
