@@ -91,7 +91,7 @@ def create_redis(url: str, *, max_connections: int = 64, timeout: float = 5.0) -
 
 
 async def close_redis(client: Redis) -> None:
-    line = client.__dict__.get("_buraco_line")  # app/core/redisline.py
-    if line is not None:
-        await line.close()
+    lines = client.__dict__.get("_buraco_lines")  # app/core/redisline.py
+    if lines is not None:
+        await lines.close()
     await client.aclose()

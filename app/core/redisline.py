@@ -16,8 +16,11 @@ and the next command connects again; an error reply raises ``ResponseError``
 run is unknown, as with any client: the commit carries its command id, so a retry is
 refused as a duplicate rather than applied twice.
 
-Only for a plain ``redis://`` server (TCP, no TLS): a cluster, TLS, a Unix socket and
-the embedded fakeredis keep using redis-py (``line_for`` says None).
+For plain TCP: one line to a ``redis://`` server, or one per node of a cluster, the
+commit going to the node of its table's slot as redis-py's map of slots says (a
+redirection, MOVED or ASK, means the command was not run there: redis-py then serves it
+and learns the new map). TLS, a Unix socket and the embedded fakeredis keep using
+redis-py (``lines_for`` says None).
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ import contextlib
 from typing import Any
 
 import hiredis
-from redis.asyncio import Redis
+from redis.asyncio import Redis, RedisCluster
 from redis.asyncio.connection import Connection
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError, ResponseError
@@ -193,26 +196,75 @@ class RedisLine:
             self._wire.fail(RedisConnectionError("The Redis line is closed."))
 
 
-def line_for(client: Any) -> RedisLine | None:
-    """The line to the server of ``client`` (one per client, closed by
-    ``app.core.redis.close_redis``) when it is a plain TCP one, else None."""
-    if type(client) is not Redis:
-        return None  # a cluster, or the embedded fakeredis
-    line: RedisLine | None = client.__dict__.get("_buraco_line")
-    if line is not None:
+class Lines:
+    """The lines of one client: one to a plain server, one per node of a cluster."""
+
+    def __init__(self, client: Any, single: RedisLine | None = None) -> None:
+        self.client = client
+        self.single = single
+        self.by_node: dict[tuple[str, int], RedisLine] = {}
+        kw = getattr(getattr(client, "nodes_manager", None), "connection_kwargs", {}) or {}
+        self.username, self.password = kw.get("username"), kw.get("password")
+        self.timeout = float(getattr(client, "_pool_timeout", 5.0) or 5.0)
+
+    def for_key(self, key: str) -> RedisLine | None:
+        """The line to the server holding ``key``; None when a cluster's map of slots is
+        not known yet (redis-py, which learns it, then serves the command)."""
+        if self.single is not None:
+            return self.single
+        try:
+            node = self.client.get_node_from_key(key)
+        except Exception:
+            return None
+        if node is None:
+            return None
+        at = (str(node.host), int(node.port))
+        line = self.by_node.get(at)
+        if line is None:
+            line = self.by_node[at] = RedisLine(
+                at[0], at[1], username=self.username, password=self.password, timeout=self.timeout
+            )
         return line
-    pool = client.connection_pool
-    if pool.connection_class is not Connection:
-        return None  # TLS or a Unix socket
-    kw = pool.connection_kwargs
-    line = RedisLine(
-        str(kw.get("host", "localhost")),
-        int(kw.get("port", 6379)),
-        db=int(kw.get("db", 0) or 0),
-        username=kw.get("username"),
-        password=kw.get("password"),
-        # as long as a command may wait for a pooled connection, plus its answer
-        timeout=float(kw.get("socket_timeout") or getattr(pool, "timeout", None) or 5.0),
-    )
-    client.__dict__["_buraco_line"] = line
-    return line
+
+    async def close(self) -> None:
+        for line in [*([self.single] if self.single else []), *self.by_node.values()]:
+            await line.close()
+
+
+def redirected(exc: ResponseError) -> bool:
+    """A cluster's answer that the command was not run here (the slot moved, is moving,
+    or the cluster is not serving it): redis-py follows it and refreshes its map."""
+    return str(exc).startswith(("MOVED", "ASK", "TRYAGAIN", "CLUSTERDOWN"))
+
+
+def lines_for(client: Any) -> Lines | None:
+    """The lines of ``client`` (one set per client, closed by
+    ``app.core.redis.close_redis``) when it speaks plain TCP to a server or a cluster,
+    else None (TLS, a Unix socket, the embedded fakeredis)."""
+    lines: Lines | None = client.__dict__.get("_buraco_lines")
+    if lines is not None:
+        return lines
+    if type(client) is Redis:
+        pool = client.connection_pool
+        if pool.connection_class is not Connection:
+            return None  # TLS or a Unix socket
+        kw = pool.connection_kwargs
+        single = RedisLine(
+            str(kw.get("host", "localhost")),
+            int(kw.get("port", 6379)),
+            db=int(kw.get("db", 0) or 0),
+            username=kw.get("username"),
+            password=kw.get("password"),
+            # as long as a command may wait for a pooled connection, plus its answer
+            timeout=float(kw.get("socket_timeout") or getattr(pool, "timeout", None) or 5.0),
+        )
+        lines = Lines(client, single)
+    elif isinstance(client, RedisCluster):
+        kw = client.nodes_manager.connection_kwargs
+        if kw.get("connection_class", Connection) is not Connection or kw.get("ssl"):
+            return None  # TLS
+        lines = Lines(client)
+    else:
+        return None  # the embedded fakeredis
+    client.__dict__["_buraco_lines"] = lines
+    return lines

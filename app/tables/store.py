@@ -28,12 +28,12 @@ import orjson
 from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
 from redis.crc import key_slot
-from redis.exceptions import NoScriptError
+from redis.exceptions import NoScriptError, ResponseError
 
 from app.core import metrics
 from app.core.buckets import bucket_count, bucket_key, bucket_keys
 from app.core.redis import as_text
-from app.core.redisline import line_for
+from app.core.redisline import lines_for, redirected
 
 STREAM_MAXLEN = 512  # records kept for resync; older gaps get a fresh snapshot
 TABLE_TTL_SECONDS = 6 * 3600  # a finished or closed table lingers this long
@@ -149,9 +149,9 @@ class TableStore:
         one server, ``CLUSTER_BUCKETS`` on a cluster, so no shard holds them all)."""
         self.redis = redis
         self._commit = redis.register_script(COMMIT_LUA)
-        # On a plain server the commit goes on its own pipelined connection
-        # (app/core/redisline.py): a quarter of a move's CPU was redis-py's round trip.
-        self._line = line_for(redis)
+        # The commit goes on its own pipelined connection to its table's server
+        # (app/core/redisline.py): a third of a move's CPU was redis-py's round trip.
+        self._lines = lines_for(redis)
         self.cluster = isinstance(redis, RedisCluster)
         if sharded is None:
             sharded = self.cluster
@@ -287,8 +287,13 @@ class TableStore:
         return int(v)
 
     async def _run_commit(self, keys: list[str], args: list[Any]) -> Any:
-        if self._line is not None:
-            return await self._line.evalsha(self._commit.sha, COMMIT_LUA, keys, args)
+        line = self._lines.for_key(keys[0]) if self._lines is not None else None
+        if line is not None:
+            try:
+                return await line.evalsha(self._commit.sha, COMMIT_LUA, keys, args)
+            except ResponseError as exc:
+                if not redirected(exc):
+                    raise
         return await self._commit(keys=keys, args=args)
 
     async def _commit_with_timers(
@@ -304,7 +309,7 @@ class TableStore:
         ]
         if self.cluster:
             results = await asyncio.gather(
-                self._commit(keys=keys, args=args),
+                self._run_commit(keys, args),
                 *(self.redis.zadd(key, mapping) for key, mapping in zadds),
             )
             return results[0]

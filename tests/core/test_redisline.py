@@ -4,6 +4,7 @@ and on small servers that misbehave on purpose."""
 from __future__ import annotations
 
 import asyncio
+import os
 import secrets
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -15,7 +16,7 @@ from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from app.core.redis import close_redis, create_redis
-from app.core.redisline import RedisLine, line_for
+from app.core.redisline import RedisLine, lines_for, redirected
 
 Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter, int], Awaitable[None]]
 
@@ -29,7 +30,8 @@ async def client(redis_url: str) -> AsyncIterator[Redis]:
 
 @pytest.fixture
 async def line(client: Redis) -> RedisLine:
-    found = line_for(client)
+    lines = lines_for(client)
+    found = lines.for_key("any") if lines is not None else None
     assert found is not None
     return found
 
@@ -138,8 +140,51 @@ async def test_nothing_listening_is_a_connection_error() -> None:
 
 
 async def test_only_plain_servers_get_a_line_and_each_client_one(client: Redis) -> None:
-    assert line_for(client) is line_for(client)
-    assert line_for(create_redis("memory://")) is None  # the embedded fakeredis
+    lines = lines_for(client)
+    assert lines is not None and lines is lines_for(client)
+    assert lines.for_key("a") is lines.for_key("b")  # one server, one line
+    assert lines_for(create_redis("memory://")) is None  # the embedded fakeredis
     tls = create_redis("rediss://127.0.0.1:6390/0")
-    assert line_for(tls) is None
+    assert lines_for(tls) is None
     await close_redis(tls)
+
+
+def test_a_redirection_is_told_from_a_real_error() -> None:
+    assert redirected(ResponseError("MOVED 3999 127.0.0.1:7102"))
+    assert redirected(ResponseError("ASK 3999 127.0.0.1:7102"))
+    assert not redirected(ResponseError("ERR wrong number of arguments"))
+
+
+CLUSTER_URL = os.environ.get("BURACO_TEST_REDIS_CLUSTER_URL", "")
+
+
+@pytest.mark.skipif(not CLUSTER_URL, reason="runs on the local cluster .ci/run starts")
+async def test_on_a_cluster_each_key_goes_to_its_node_and_a_stale_map_falls_back() -> None:
+    from app.tables.store import TableStore, k_hash
+
+    client = create_redis(CLUSTER_URL)
+    try:
+        await client.initialize()  # type: ignore[attr-defined]
+        lines = lines_for(client)
+        assert lines is not None
+        keys = [f"{{t:{i}}}:x" for i in range(40)]
+        nodes = {lines.for_key(k) for k in keys}
+        assert len(nodes) == 3  # three masters, a line each
+        for key in keys:  # every key written through its node's line is where it belongs
+            assert await lines.for_key(key).execute("SET", key, "1") == "OK"  # type: ignore[union-attr]
+            assert await client.get(key) == "1"
+        # A stale map: the line of another node answers MOVED; redis-py then commits.
+        store = TableStore(client)
+        table = f"line{secrets.token_hex(3)}"
+        here = lines.for_key(k_hash(table))
+        wrong = next(line for line in nodes if line is not here)
+        real_for_key = lines.for_key
+        lines.for_key = lambda key: wrong  # type: ignore[method-assign]
+        try:
+            v = await store.commit(table, 0, [{"v": 1, "k": "m", "x": 1}], meta=b"{}")
+        finally:
+            lines.for_key = real_for_key  # type: ignore[method-assign]
+        assert v == 1 and await client.hget(k_hash(table), "v") == "1"
+        await client.delete(*keys)
+    finally:
+        await close_redis(client)
