@@ -49,6 +49,13 @@ async def fake_server(handler: Handler) -> tuple[asyncio.Server, int]:
     return server, server.sockets[0].getsockname()[1]
 
 
+async def answer_a_ping(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    await reader.readuntil(b"PING\r\n")
+    writer.write(b"+PONG\r\n")
+    await writer.drain()
+    await asyncio.sleep(30)
+
+
 async def test_concurrent_commands_share_one_connection_and_get_their_own_answers(
     line: RedisLine, client: Redis
 ) -> None:
@@ -87,10 +94,7 @@ async def test_an_unanswered_command_times_out_and_the_next_connects_again() -> 
             await reader.read(1000)  # never answers
             await asyncio.sleep(30)
         else:
-            await reader.readuntil(b"PING\r\n")
-            writer.write(b"+PONG\r\n")
-            await writer.drain()
-            await asyncio.sleep(30)
+            await answer_a_ping(reader, writer)
 
     server, port = await fake_server(silent)
     line = RedisLine("127.0.0.1", port, timeout=0.4)
@@ -113,10 +117,7 @@ async def test_a_lost_connection_fails_what_is_in_flight_and_is_made_again() -> 
         if n == 1:
             writer.transport.abort()
             return
-        await reader.readuntil(b"PING\r\n")
-        writer.write(b"+PONG\r\n")
-        await writer.drain()
-        await asyncio.sleep(30)
+        await answer_a_ping(reader, writer)
 
     server, port = await fake_server(drops_first)
     line = RedisLine("127.0.0.1", port, timeout=5)
