@@ -136,9 +136,12 @@ class Connection:
         log.info("closing the socket of user %s: %s", self.user_id, reason)
         self.ws_log.closed(code)
         self.closed = True
-        if self._reader is not None and not self._cut:
+        # Not when the reader ends the socket itself (its queue full): it sees ``closed``
+        # as it goes on, and a cancel it asked of itself would fall on the clean-up.
+        reader = self._reader
+        if reader is not None and not self._cut and reader is not asyncio.current_task():
             self._cut = True
-            self._reader.cancel()
+            reader.cancel()
         self.hang_up = asyncio.get_running_loop().create_task(
             sockets.hang_up(self.ws, code, reason, HANG_UP_SECONDS, self.session.raw_send)
         )

@@ -4,12 +4,16 @@ move is committed."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import secrets
 from typing import Any
 
 import pytest
+from redis.exceptions import ConnectionError as RedisConnectionError
 
 from app.core.redis import close_redis, create_redis
+from app.core.redisline import lines_for
 from app.tables.store import TIMERS_KEY, Conflict, Duplicate, TableStore
 
 
@@ -60,4 +64,56 @@ async def test_timers_in_several_buckets_still_go_in_with_the_commit(
             assert await client.zscore(store.bucket(TIMERS_KEY, m), m) == 1.5
     finally:
         await client.delete(*keys)
+        await close_redis(client)
+
+
+async def test_twenty_copies_of_one_commit_at_once_apply_once(store: TableStore) -> None:
+    """The same command 20 times at once (a client's retries, a replayed frame): on the
+    commit's own pipelined connection as on redis-py, one applies and the others are
+    refused (the version moved on; the service then finds the command id and answers
+    with the version it made); 20 different commands at one version: one wins."""
+    tid = secrets.token_hex(6)
+    results = await asyncio.gather(
+        *(store.commit(tid, 0, [record(1)], cid="same") for _ in range(20)),
+        return_exceptions=True,
+    )
+    assert results.count(1) == 1
+    assert sum(isinstance(r, Conflict | Duplicate) for r in results) == 19, results
+    assert await store.seen(tid, "same") == 1
+    results = await asyncio.gather(
+        *(store.commit(tid, 1, [record(2)], cid=f"c{i}") for i in range(20)),
+        return_exceptions=True,
+    )
+    assert results.count(2) == 1
+    assert sum(isinstance(r, Conflict) for r in results) == 19, results
+    assert [r["v"] for r in await store.full_log(tid)] == [1, 2]
+
+
+async def test_a_commit_whose_connection_dies_half_way_is_applied_at_most_once(
+    redis_url: str,
+) -> None:
+    """The connection is cut while the commit is in flight: it fails as a connection
+    error (whether Redis ran it is unknown); the retry with the same command id either
+    applies it or is refused, and the command id says which version it made: one record
+    either way."""
+    client = create_redis(redis_url)
+    store = TableStore(client)
+    lines = lines_for(client)
+    line = lines.for_key("x") if lines is not None else None
+    assert line is not None
+    tid = secrets.token_hex(6)
+    try:
+        await line.execute("PING")  # connected
+        wire = line._wire
+        assert wire is not None and wire.transport is not None
+        pending = asyncio.ensure_future(store.commit(tid, 0, [record(1)], cid="once"))
+        await asyncio.sleep(0)  # written, not answered yet
+        wire.transport.abort()
+        with pytest.raises(RedisConnectionError):
+            await pending
+        with contextlib.suppress(Conflict, Duplicate):  # Redis ran it before the cut
+            assert await store.commit(tid, 0, [record(1)], cid="once") == 1
+        assert await store.seen(tid, "once") == 1
+        assert [r["v"] for r in await store.full_log(tid)] == [1]
+    finally:
         await close_redis(client)
