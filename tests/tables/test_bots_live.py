@@ -41,9 +41,11 @@ def paced_server(
     """Bots that wait 0.1 s before each move (0.8 s in production), so that a busy
     table of bots does not saturate the process by itself: what is left to measure is
     whether their thinking holds up the loop."""
-    procs = start_servers(
-        1, pg_url, own_redis, tmp_path_factory.mktemp("paced"), **{**LONG, "bot_delay_seconds": 0.1}
-    )
+    # The strong tables play on with nobody watching them (their player leaves and
+    # disconnects); the idle-table check would end them as abandoned after
+    # idle_table_check_seconds (30 s), before a slow machine has counted their moves.
+    settings = {**LONG, "bot_delay_seconds": 0.1, "idle_table_check_seconds": 3600}
+    procs = start_servers(1, pg_url, own_redis, tmp_path_factory.mktemp("paced"), **settings)
     yield procs[0]
     procs[0].stop()
 
