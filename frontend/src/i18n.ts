@@ -123,11 +123,14 @@ export function has(key: string): boolean {
 
 // ---- formatting with the platform (Intl), cached per locale -------------------------
 
-const cache = new Map<string, unknown>();
+const cache = new Map<string, Map<string, unknown>>();
 function memo<T>(id: string, make: () => T): T {
-  const key = `${locale()}|${id}`;
-  if (!cache.has(key)) cache.set(key, make());
-  return cache.get(key) as T;
+  const loc = locale();
+  let mine = cache.get(loc);
+  if (!mine) cache.set(loc, (mine = new Map()));
+  let value = mine.get(id);
+  if (value === undefined) mine.set(id, (value = make()));
+  return value as T;
 }
 
 /** A number as the chosen language writes it (50.000, 50,000, 50 000). */
@@ -157,18 +160,52 @@ export function dateTime(d: Date): string {
 
 // ---- the message formatter ----------------------------------------------------------
 
+// A message is parsed once into parts (text, "#", or an argument with its plural forms,
+// themselves parsed) and kept: the table formats the same few messages every frame.
+type Part = string | { hash: true } | { name: string; raw: string; forms?: Record<string, Part[]> };
+const compiled = new Map<string, Part[]>();
+
 export function format(text: string, params?: Params): string {
+  let parts = compiled.get(text);
+  if (!parts) compiled.set(text, (parts = compile(text)));
   let out = "";
+  for (const part of parts) {
+    if (typeof part === "string") out += part;
+    else if ("hash" in part) out += "#"; // a "#" outside a plural form is just that
+    else out += argument(part, params);
+  }
+  return out;
+}
+
+function compile(text: string): Part[] {
+  const parts: Part[] = [];
+  const literal = (chunk: string) => {
+    chunk.split("#").forEach((piece, i) => {
+      if (i > 0) parts.push({ hash: true });
+      if (piece) parts.push(piece);
+    });
+  };
   let i = 0;
   while (i < text.length) {
     const open = text.indexOf("{", i);
-    if (open < 0) return out + text.slice(i);
-    const close = matching(text, open);
-    if (close < 0) return out + text.slice(i);
-    out += text.slice(i, open) + argument(text.slice(open + 1, close), params);
+    const close = open < 0 ? -1 : matching(text, open);
+    if (close < 0) {
+      literal(text.slice(i));
+      break;
+    }
+    literal(text.slice(i, open));
+    const body = text.slice(open + 1, close);
+    const m = /^\s*(\w+)\s*(?:,\s*plural\s*,([\s\S]*))?$/.exec(body);
+    if (!m) parts.push(`{${body}}`);
+    else if (m[2] === undefined) parts.push({ name: m[1], raw: body });
+    else {
+      const forms: Record<string, Part[]> = {};
+      for (const [k, form] of Object.entries(branches(m[2]))) forms[k] = compile(form);
+      parts.push({ name: m[1], raw: body, forms });
+    }
     i = close + 1;
   }
-  return out;
+  return parts;
 }
 
 /** The index of the brace closing the one at `open`, or -1. */
@@ -185,16 +222,20 @@ function show(value: string | number): string {
   return typeof value === "number" ? num(value) : value;
 }
 
-function argument(body: string, params?: Params): string {
-  const m = /^\s*(\w+)\s*(?:,\s*plural\s*,([\s\S]*))?$/.exec(body);
-  const value = m ? params?.[m[1]] : undefined;
-  if (!m || value === undefined) return `{${body}}`;
-  if (m[2] === undefined) return show(value);
+function argument(part: { name: string; raw: string; forms?: Record<string, Part[]> }, params?: Params): string {
+  const value = params?.[part.name];
+  if (value === undefined) return `{${part.raw}}`;
+  if (!part.forms) return show(value);
   const n = Number(value);
-  const forms = branches(m[2]);
   const rule = memo("plural", () => new Intl.PluralRules(locale())).select(n);
-  const form = forms[`=${n}`] ?? forms[rule] ?? forms.other ?? "";
-  return format(form.split("#").join(num(n)), params);
+  const form = part.forms[`=${n}`] ?? part.forms[rule] ?? part.forms.other ?? [];
+  let out = "";
+  for (const p of form) {
+    if (typeof p === "string") out += p;
+    else if ("hash" in p) out += num(n);
+    else out += argument(p, params);
+  }
+  return out;
 }
 
 /** "one {…} few {…} other {…}" as {one: "…", few: "…", other: "…"}. */

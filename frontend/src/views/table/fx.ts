@@ -111,8 +111,9 @@ function onEvent(c: FxContext, e: any, moved: Set<Element>): void {
   }
 }
 
-/** Animate (when motion is on) and sound (when not muted) the moves of one render. */
-export function runFx(c: FxContext, events: any[]): void {
+/** Animate (when motion is on) and sound (when not muted) the moves of one render;
+ * `beforeStart` runs once every box is read, just before the animations start. */
+export function runFx(c: FxContext, events: any[], beforeStart?: () => void): void {
   const moved = new Set<Element>();
   const sounds = new Set<string>();
   for (const e of events) {
@@ -127,8 +128,9 @@ export function runFx(c: FxContext, events: any[]): void {
       const old = c.before.get(`card:${el.dataset.key}`);
       if (old && !moved.has(el)) glide(el, old);
     });
-    flush();
   }
+  beforeStart?.();
+  if (c.animate) flush();
   // One sound per render (a bot's draw, meld and discard arrive together), the loudest;
   // your turn's chime besides.
   const main = (["canasta", "win", "lose", "meld", "discard", "draw"] as Sound[]).find((s) => sounds.has(s));

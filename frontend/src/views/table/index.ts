@@ -409,9 +409,19 @@ export function tableView(el: HTMLElement, tableId: string): View {
         // what flies in stays hidden at its destination until then.
         const hidden = hideIncoming(fx, events);
         const gen = ++fxGen;
+        const show = () => hidden.forEach((e) => { e.style.visibility = ""; });
         requestAnimationFrame(() => {
-          hidden.forEach((e) => { e.style.visibility = ""; });
-          runFx({ ...fx, animate: gen === fxGen && enabled() }, events);
+          if (gen === fxGen && frame && fxQueue.length) {
+            // Newer moves render in this same frame and would end these animations the
+            // moment they start: they start with theirs instead, measured from the table
+            // as it is now (one layout read for both, not one each).
+            show();
+            fxQueue = [...events, ...fxQueue];
+            return;
+          }
+          // The boxes are read while the incoming elements are still hidden (hiding moves
+          // nothing, and showing them first would force a style pass before the reads).
+          runFx({ ...fx, animate: gen === fxGen && enabled() }, events, show);
         });
       } else {
         runFx(fx, events);
@@ -425,7 +435,7 @@ export function tableView(el: HTMLElement, tableId: string): View {
     if (s.rematch?.state === "open") schedule(); // the rematch's seconds left
     tickClock({
       root: el, deadline: s.meta.status === "playing" ? s.deadline : null, now: socket.serverNow(),
-      total: s.meta.turbo ? 12 : 30, mine: myTurn(), onWarnTick: () => play("tick"),
+      mine: myTurn(), onWarnTick: () => play("tick"),
     });
   }
 
