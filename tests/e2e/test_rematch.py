@@ -100,7 +100,9 @@ def test_rematch_accepted_by_both(new_context, artifacts) -> None:
 
 
 def test_rematch_declined(new_context) -> None:
-    a, b, _ = _finished_game(new_context)
+    # The hand is played from the players' sessions while the browsers show it: clicking
+    # a whole hand through is the accepted case's (and test_play_hand.py's) business.
+    a, b, _ = _finished_game(new_context, scripted=True)
     b.click("#rematch-offer")
     a.wait_for_selector("#rematch-decline")
     a.click("#rematch-decline")
