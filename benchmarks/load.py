@@ -622,12 +622,32 @@ async def gather_limited(coros: list[Any], limit: int = 64) -> list[Any]:
     return await asyncio.gather(*(run(c) for c in coros))
 
 
-async def setup_tables(bases: list[str], k: int, hand_size: int) -> tuple[list[Table], list[str]]:
-    """Guests, tables (4 seats, each on a process in turn), sockets watching."""
+def refused(r: httpx.Response) -> bool:
+    """A saturated process's refusal of a new table or seat (503 ``server_busy``)."""
+    if r.status_code != 503:
+        return False
+    with contextlib.suppress(ValueError, AttributeError):
+        return bool(r.json()["error"]["code"] == "server_busy")
+    return False
+
+
+async def setup_tables(
+    bases: list[str], k: int, hand_size: int, stats: Stats, layout: str = "split"
+) -> tuple[list[Table], list[asyncio.Task[None]], int]:
+    """Guests, then tables as players make them: a table is created (4 seats, each table
+    on a process in turn), its three other players sit, and its four sockets watch it at
+    once, so a process counts its tables as they come. A table a saturated process
+    refuses (``server_busy`` at its creation or at a seat) is counted and left out: the
+    tables that got in are the ones played. ``split``: a table's four sockets alternate
+    between the processes (each process serves half of every table: every move is
+    received by all of them); ``table``: all four on the process that made it (a
+    balancer that routes by table). Returns the tables, their readers and how many were
+    refused."""
     # Idle connections are let go well before uvicorn's 5 s keep-alive ends, so a
     # request never goes out on a connection the server is closing (httpx.ReadError).
     limits = httpx.Limits(max_connections=32, keepalive_expiry=1.0)
     clients = [httpx.AsyncClient(base_url=b, timeout=60, limits=limits) for b in bases]
+    ws_urls = [b.replace("http", "ws") + "/ws" for b in bases]
     rules = {"hand_size": hand_size, "muerto_size": hand_size}
 
     # One connection pool per process for every guest's sign-up (a client of its own per
@@ -650,41 +670,7 @@ async def setup_tables(bases: list[str], k: int, hand_size: int) -> tuple[list[T
     cookies = await gather_limited([guest(i) for i in range(4 * k)])
     for t in transports:
         await t.aclose()
-
-    async def make(t: int) -> Table:
-        c = clients[t % len(clients)]
-        own = cookies[4 * t : 4 * t + 4]
-        r = await c.post(
-            "/api/tables",
-            json={"players": 4, "rules": rules, "name": "load", "target_score": TARGET_SCORE},
-            cookies={"buraco_session": own[0]},
-        )
-        r.raise_for_status()
-        tid = r.json()["id"]
-        for seat in (1, 2, 3):
-            r = await c.post(
-                f"/api/tables/{tid}/sit", json={"seat": seat}, cookies={"buraco_session": own[seat]}
-            )
-            r.raise_for_status()
-        return Table(tid, 4)
-
-    tables = await gather_limited([make(t) for t in range(k)], 32)
-    for c in clients:
-        await c.aclose()
-    return tables, cookies
-
-
-async def connect_seats(
-    tables: list[Table],
-    cookies: list[str],
-    ws_urls: list[str],
-    stats: Stats,
-    layout: str = "split",
-) -> list[asyncio.Task[None]]:
-    """``split``: a table's four sockets alternate between the processes (each process
-    serves half of every table: every move is received by all of them); ``table``: all
-    four on one process, the tables alternating (a balancer that routes by table)."""
-    readers = []
+    readers: list[asyncio.Task[None]] = []
 
     async def open_seat(t: int, seat: Seat) -> None:
         at = t if layout == "table" else t + seat.index
@@ -704,15 +690,42 @@ async def connect_seats(
         readers.append(asyncio.create_task(seat.run(stats)))
         await seat.ws.send(orjson.dumps({"type": "watch", "table": seat.table.tid}).decode())
 
-    await gather_limited(
-        [open_seat(t, s) for t, table in enumerate(tables) for s in table.seats], 64
-    )
+    async def make(t: int) -> Table | None:
+        c = clients[t % len(clients)]
+        own = cookies[4 * t : 4 * t + 4]
+        r = await c.post(
+            "/api/tables",
+            json={"players": 4, "rules": rules, "name": "load", "target_score": TARGET_SCORE},
+            cookies={"buraco_session": own[0]},
+        )
+        if refused(r):
+            return None
+        r.raise_for_status()
+        tid = r.json()["id"]
+        table = Table(tid, 4)
+        await open_seat(t, table.seats[0])  # the maker watches the table it made
+        for seat in (1, 2, 3):
+            r = await c.post(
+                f"/api/tables/{tid}/sit", json={"seat": seat}, cookies={"buraco_session": own[seat]}
+            )
+            if refused(r):  # a table that cannot fill is not played: its players go
+                for gone in table.seats[:seat]:
+                    await gone.ws.close()
+                return None
+            r.raise_for_status()
+            await open_seat(t, table.seats[seat])
+        return table
+
+    made = await gather_limited([make(t) for t in range(k)], 32)
+    for c in clients:
+        await c.aclose()
+    tables = [t for t in made if t is not None]
     deadline = time.monotonic() + 120
     while any(t.phase != "draw" or any(s.v == 0 for s in t.seats) for t in tables):
         if time.monotonic() > deadline:
             raise RuntimeError("tables did not start")
         await asyncio.sleep(0.2)
-    return readers
+    return tables, readers, k - len(tables)
 
 
 # ---------------------------------------------------------------- the baseline
@@ -842,7 +855,9 @@ async def window(
     await task  # the moves in flight finish (uncounted) before the other system starts
 
 
-def app_env(db_url: str, redis_url: str, log_dir: Path) -> dict[str, str]:
+def app_env(
+    db_url: str, redis_url: str, log_dir: Path, max_tables: int = 0, max_lag_ms: float = 200
+) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("BURACO_")}
     env.update(
         {
@@ -864,6 +879,9 @@ def app_env(db_url: str, redis_url: str, log_dir: Path) -> dict[str, str]:
             "BURACO_ECONOMY_ENABLED": "false",
             # Every simulated player connects from 127.0.0.1 (docs/security.md: per address).
             "BURACO_WS_MAX_SOCKETS_PER_IP": "1000000",
+            # When a process refuses new tables (app/tables/overload.py)
+            "BURACO_MAX_TABLES_PER_PROCESS": str(max_tables),
+            "BURACO_MAX_LOOP_LAG_MS": str(max_lag_ms),
         }
     )
     return env
@@ -891,7 +909,7 @@ async def measure(
 ) -> dict[str, Any]:
     nodes = RedisNodes(redis_url)
     db_url = await fresh_database(args.pg_admin_url, args.database)
-    env = app_env(db_url, redis_url, log_dir)
+    env = app_env(db_url, redis_url, log_dir, args.max_tables_per_process, args.max_loop_lag_ms)
     ports = [free_port() for _ in range(args.processes)]
     profile = (
         (lambda p: ["-m", "cProfile", "-o", f"{args.profile}/server-{p}.prof"])
@@ -939,12 +957,16 @@ async def measure(
         f"{args.processes} processes, hands of {args.hand_size}",
         flush=True,
     )
-    tables, cookies = await setup_tables(bases, args.tables, args.hand_size)
     main_stats, base_stats = Stats(), Stats()
-    readers = await connect_seats(
-        tables, cookies, [b.replace("http", "ws") + "/ws" for b in bases], main_stats, args.layout
+    tables, readers, refusals = await setup_tables(
+        bases, args.tables, args.hand_size, main_stats, args.layout
     )
-    base_proc, echo_tables, echo_readers = await start_baseline(args.tables, redis_url, log_dir)
+    if refusals:
+        print(f"{refusals} tables refused (server_busy); {len(tables)} playing", flush=True)
+    if not tables:
+        raise SystemExit("every table was refused")
+    # the baseline plays as many tables as got in
+    base_proc, echo_tables, echo_readers = await start_baseline(len(tables), redis_url, log_dir)
     owned.append(base_proc)
     print("all tables playing; alternating windows", flush=True)
     quiet_client_gc()
@@ -968,7 +990,7 @@ async def measure(
         reader.cancel()
     gc.unfreeze()
     gc.enable()
-    return summary(args, main_stats, base_stats, client_cpu, rss, idle_rss)
+    return summary(args, main_stats, base_stats, client_cpu, rss, idle_rss, len(tables))
 
 
 def instruction_figures(m: Stats, b: Stats) -> dict[str, Any]:
@@ -1001,6 +1023,7 @@ def summary(
     client_cpu: float,
     rss: list[float],
     idle_rss: list[float],
+    playing: int,
 ) -> dict[str, Any]:
     served, base_served = max(m.served, 1), max(b.served, 1)
     p99, base_p99 = pct(m.latencies, 0.99), pct(b.latencies, 0.99)
@@ -1030,7 +1053,11 @@ def summary(
         flush=True,
     )
     return {
-        "tables": args.tables,
+        "tables": playing,
+        "tables_offered": args.tables,
+        "tables_refused": args.tables - playing,
+        "max_tables_per_process": args.max_tables_per_process,
+        "max_loop_lag_ms": args.max_loop_lag_ms,
         "processes": args.processes,
         "layout": args.layout,
         "ws": args.ws,
@@ -1054,7 +1081,7 @@ def summary(
         # what the tables add to a process, over the process before them: the issue's
         # "KiB per table per process" (RSS grown while playing / tables)
         "kib_per_table_per_process": round(
-            (sum(rss) - sum(idle_rss)) * 1024 / max(len(rss), 1) / max(args.tables, 1), 1
+            (sum(rss) - sum(idle_rss)) * 1024 / max(len(rss), 1) / max(playing, 1), 1
         ),
         "lost": m.gaps,
         "duplicated": m.dups,
@@ -1117,6 +1144,20 @@ def main() -> None:
         default="websockets-sansio",
         help="uvicorn's WebSocket implementation: websockets-sansio is what uvicorn picks "
         "by itself (make run, the image); websockets is the legacy one",
+    )
+    parser.add_argument(
+        "--max-tables-per-process",
+        type=int,
+        default=0,
+        help="the servers' cap on the tables a process serves (BURACO_MAX_TABLES_PER_PROCESS; "
+        "0: none): past it, new tables are refused with server_busy and left out of the run",
+    )
+    parser.add_argument(
+        "--max-loop-lag-ms",
+        type=float,
+        default=200,
+        help="the servers' event-loop lag past which new tables are refused "
+        "(BURACO_MAX_LOOP_LAG_MS)",
     )
     parser.add_argument(
         "--callgrind",

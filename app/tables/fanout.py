@@ -54,6 +54,7 @@ class Hub:
         self.pubsub: Any = redis.pubsub()
         self.sharded = is_cluster(redis)  # table channels are sharded ones
         self.listeners: dict[str, set[Deliver]] = {}
+        self.table_count = 0  # table channels among them (overload.py's cap reads it)
         self.task: asyncio.Task[None] | None = None
         self._lock = asyncio.Lock()
         self.stopping = False
@@ -100,6 +101,8 @@ class Hub:
             listeners = self.listeners.setdefault(channel, set())
             first = not listeners
             listeners.add(deliver)
+            if first and channel_table(channel) is not None:
+                self.table_count += 1
             if first:
                 if self.sharded and channel_table(channel) is not None:
                     await self.redis.initialize()  # the slots must be known
@@ -116,6 +119,8 @@ class Hub:
             if not listeners:
                 del self.listeners[channel]
                 table_id = channel_table(channel)
+                if table_id is not None:
+                    self.table_count -= 1
                 if self.table_cache is not None and table_id is not None:
                     self.table_cache.drop(table_id)  # no longer in step: forget it
                 # Before the unsubscribe, which fails while Redis is down (so does this,

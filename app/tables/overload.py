@@ -26,7 +26,6 @@ from starlette.requests import HTTPConnection
 
 from app.core.config import Settings
 from app.tables.protocol import server_busy
-from app.tables.store import channel_table
 
 if TYPE_CHECKING:
     from app.tables.fanout import Hub
@@ -47,7 +46,7 @@ class Saturation:
         self.task: asyncio.Task[None] | None = None
 
     def tables(self) -> int:
-        return sum(1 for channel in self.hub.listeners if channel_table(channel) is not None)
+        return self.hub.table_count
 
     def reason(self) -> str | None:
         """Why this process takes no new tables now, or None."""
@@ -75,8 +74,11 @@ class Saturation:
             self.lag_ms += SMOOTHING * (max(0.0, late) - self.lag_ms)
 
 
-def refuse_when_saturated(conn: HTTPConnection) -> None:
-    """A route dependency: no new tables or seats on a saturated process."""
+async def refuse_when_saturated(conn: HTTPConnection) -> None:
+    """A route dependency: no new tables or seats on a saturated process. A coroutine, so
+    it runs on the event loop: FastAPI runs a plain function dependency in a worker
+    thread, where reading the hub raced with the loop changing it (at 4,000 tables a
+    create answered 500, "dictionary changed size during iteration")."""
     saturation: Saturation | None = getattr(conn.app.state, "saturation", None)
     reason = saturation.reason() if saturation is not None else None
     if reason is not None:
