@@ -24,17 +24,21 @@ from app.users.service import NOT_AUTHENTICATED_MESSAGE, user_from_token
 from app.users.tokens import SESSION_COOKIE
 
 
-def get_settings(conn: HTTPConnection) -> Settings:
+# The dependencies are coroutines even where they only read app.state: FastAPI runs a
+# plain function dependency in a worker thread, a thread hop per dependency and request,
+# queued behind a pool of 40 threads in a burst (and a thread must not read the loop's
+# structures: see app/tables/overload.py).
+async def get_settings(conn: HTTPConnection) -> Settings:
     settings: Settings = conn.app.state.settings
     return settings
 
 
-def get_redis(conn: HTTPConnection) -> Redis:
+async def get_redis(conn: HTTPConnection) -> Redis:
     redis: Redis = conn.app.state.redis
     return redis
 
 
-def get_passwords(conn: HTTPConnection) -> Passwords:
+async def get_passwords(conn: HTTPConnection) -> Passwords:
     passwords: Passwords = conn.app.state.passwords
     return passwords
 

@@ -11,11 +11,11 @@ from starlette.requests import HTTPConnection
 from app.economy.notify import Notifier
 
 
-def get_notifier(conn: HTTPConnection) -> Notifier:
+async def get_notifier(conn: HTTPConnection) -> Notifier:
     return Notifier(conn.app.state.redis)
 
 
-def request_key(
+async def request_key(
     idempotency_key: Annotated[
         str | None,
         Header(

@@ -62,7 +62,7 @@ router = APIRouter(
 )
 
 
-def get_tables(conn: HTTPConnection) -> TableService:
+async def get_tables(conn: HTTPConnection) -> TableService:
     svc: TableService = conn.app.state.tables
     return svc
 
