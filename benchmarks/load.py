@@ -573,15 +573,22 @@ class Table:
             stats.latencies.append(latency * 1000)
 
 
-async def pace(tables: list[Any], stats: Stats, seconds: float, timeout: float) -> None:
+async def pace(
+    tables: list[Any],
+    stats: Stats,
+    seconds: float,
+    timeout: float,
+    stop: asyncio.Event | None = None,
+) -> None:
     """Each table is offered one move a second, at its own phase within the second; a
-    move slower than a second makes its table miss ticks, which count as offered."""
+    move slower than a second makes its table miss ticks, which count as offered. Until
+    ``seconds`` have passed, or ``stop`` is set."""
 
     async def one(table: Any, offset: float) -> None:
         await asyncio.sleep(offset)
         start = time.perf_counter()
         k = 0
-        while time.perf_counter() - start < seconds:
+        while time.perf_counter() - start < seconds and not (stop and stop.is_set()):
             counted = stats.measuring
             if counted:
                 stats.offered += 1
@@ -632,7 +639,13 @@ def refused(r: httpx.Response) -> bool:
 
 
 async def setup_tables(
-    bases: list[str], k: int, hand_size: int, stats: Stats, layout: str = "split"
+    bases: list[str],
+    k: int,
+    hand_size: int,
+    stats: Stats,
+    layout: str = "split",
+    ramp_seconds: float = 0,
+    timeout: float = 5.0,
 ) -> tuple[list[Table], list[asyncio.Task[None]], int]:
     """Guests, then tables as players make them: a table is created (4 seats, each table
     on a process in turn), its three other players sit, and its four sockets watch it at
@@ -641,8 +654,11 @@ async def setup_tables(
     tables that got in are the ones played. ``split``: a table's four sockets alternate
     between the processes (each process serves half of every table: every move is
     received by all of them); ``table``: all four on the process that made it (a
-    balancer that routes by table). Returns the tables, their readers and how many were
-    refused."""
+    balancer that routes by table). With ``ramp_seconds``, tables arrive at a steady
+    rate over that time and each one plays (a move a second, not measured) as soon as
+    it is dealt, so the processes are loaded while the later ones arrive, as when
+    players come in the evening: what refuses them then is the loop's lag, not a cap.
+    Returns the tables, their readers and how many were refused."""
     # Idle connections are let go well before uvicorn's 5 s keep-alive ends, so a
     # request never goes out on a connection the server is closing (httpx.ReadError).
     limits = httpx.Limits(max_connections=32, keepalive_expiry=1.0)
@@ -716,12 +732,42 @@ async def setup_tables(
             await open_seat(t, table.seats[seat])
         return table
 
-    made = await gather_limited([make(t) for t in range(k)], 32)
+    if ramp_seconds <= 0:
+        made = await gather_limited([make(t) for t in range(k)], 32)
+    else:
+        ramped = Stats()  # moves while the tables arrive: counted apart, not measured
+        ramped.measuring = True
+        stop = asyncio.Event()
+        playing: list[asyncio.Task[None]] = []
+
+        async def arrive(t: int) -> Table | None:
+            await asyncio.sleep(t * ramp_seconds / k)
+            table = await make(t)
+            if table is not None:
+                until = time.monotonic() + 60
+                while table.phase != "draw" or any(s.v == 0 for s in table.seats):
+                    if time.monotonic() > until:
+                        raise RuntimeError("a table did not start")
+                    await asyncio.sleep(0.2)
+                playing.append(
+                    asyncio.create_task(pace([table], ramped, float("inf"), timeout, stop))
+                )
+            return table
+
+        made = list(await asyncio.gather(*(arrive(t) for t in range(k))))
+        stop.set()
+        await asyncio.gather(*playing)
+        print(
+            f"while they arrived: {ramped.served}/{ramped.offered} moves served in time, "
+            f"p99 {pct(ramped.latencies, 0.99):.1f} ms, failures {dict(ramped.errors)}",
+            flush=True,
+        )
     for c in clients:
         await c.aclose()
     tables = [t for t in made if t is not None]
     deadline = time.monotonic() + 120
-    while any(t.phase != "draw" or any(s.v == 0 for s in t.seats) for t in tables):
+    dealt = lambda t: t.phase == "draw" and all(s.v for s in t.seats)  # noqa: E731
+    while not ramp_seconds and not all(dealt(t) for t in tables):
         if time.monotonic() > deadline:
             raise RuntimeError("tables did not start")
         await asyncio.sleep(0.2)
@@ -959,7 +1005,13 @@ async def measure(
     )
     main_stats, base_stats = Stats(), Stats()
     tables, readers, refusals = await setup_tables(
-        bases, args.tables, args.hand_size, main_stats, args.layout
+        bases,
+        args.tables,
+        args.hand_size,
+        main_stats,
+        args.layout,
+        args.ramp_seconds,
+        args.move_timeout,
     )
     if refusals:
         print(f"{refusals} tables refused (server_busy); {len(tables)} playing", flush=True)
@@ -1058,6 +1110,7 @@ def summary(
         "tables_refused": args.tables - playing,
         "max_tables_per_process": args.max_tables_per_process,
         "max_loop_lag_ms": args.max_loop_lag_ms,
+        "ramp_seconds": args.ramp_seconds,
         "processes": args.processes,
         "layout": args.layout,
         "ws": args.ws,
@@ -1151,6 +1204,13 @@ def main() -> None:
         default=0,
         help="the servers' cap on the tables a process serves (BURACO_MAX_TABLES_PER_PROCESS; "
         "0: none): past it, new tables are refused with server_busy and left out of the run",
+    )
+    parser.add_argument(
+        "--ramp-seconds",
+        type=float,
+        default=0,
+        help="tables arrive over this many seconds, each playing (unmeasured) from its "
+        "deal while the later ones come; 0: every table is seated before the first move",
     )
     parser.add_argument(
         "--max-loop-lag-ms",
