@@ -706,10 +706,34 @@ async def setup_tables(
         readers.append(asyncio.create_task(seat.run(stats)))
         await seat.ws.send(orjson.dumps({"type": "watch", "table": seat.table.tid}).decode())
 
+    async def post(c: httpx.AsyncClient, url: str, **kw: Any) -> httpx.Response:
+        """A POST, sent again when its pooled connection was closed under it (the
+        keep-alive race, seen on loaded servers; a create sent twice leaves one table
+        nobody watches, a sit sent twice is told its seat is taken: by us) or when the
+        table says ``table_busy`` (its change lost a race: "try again")."""
+        resent = False
+        for attempt in range(6):
+            try:
+                r = await c.post(url, **kw)
+            except httpx.TransportError:
+                if attempt == 5:
+                    raise
+                resent = True
+                continue
+            code = r.json().get("error", {}).get("code") if r.status_code == 409 else None
+            if code == "table_busy" and attempt < 5:
+                await asyncio.sleep(0.1 * (attempt + 1))
+                continue
+            if resent and code in ("already_seated", "seat_taken"):
+                return httpx.Response(200, request=r.request)
+            return r
+        raise AssertionError("unreachable")
+
     async def make(t: int) -> Table | None:
         c = clients[t % len(clients)]
         own = cookies[4 * t : 4 * t + 4]
-        r = await c.post(
+        r = await post(
+            c,
             "/api/tables",
             json={"players": 4, "rules": rules, "name": "load", "target_score": TARGET_SCORE},
             cookies={"buraco_session": own[0]},
@@ -721,16 +745,25 @@ async def setup_tables(
         table = Table(tid, 4)
         await open_seat(t, table.seats[0])  # the maker watches the table it made
         for seat in (1, 2, 3):
-            r = await c.post(
-                f"/api/tables/{tid}/sit", json={"seat": seat}, cookies={"buraco_session": own[seat]}
+            r = await post(
+                c,
+                f"/api/tables/{tid}/sit",
+                json={"seat": seat},
+                cookies={"buraco_session": own[seat]},
             )
-            if refused(r):  # a table that cannot fill is not played: its players go
+            if refused(r) or (ramp_seconds and r.status_code == 409):
+                # A table that cannot fill is not played: its players go. (While tables
+                # arrive under load, a seat may also be refused with a 409, counted.)
+                if not refused(r):
+                    unfilled[r.json().get("error", {}).get("code", "409")] += 1
                 for gone in table.seats[:seat]:
                     await gone.ws.close()
                 return None
             r.raise_for_status()
             await open_seat(t, table.seats[seat])
         return table
+
+    unfilled: Counter[str] = Counter()
 
     if ramp_seconds <= 0:
         made = await gather_limited([make(t) for t in range(k)], 32)
@@ -754,12 +787,15 @@ async def setup_tables(
                 )
             return table
 
-        made = list(await asyncio.gather(*(arrive(t) for t in range(k))))
-        stop.set()
-        await asyncio.gather(*playing)
+        try:
+            made = list(await asyncio.gather(*(arrive(t) for t in range(k))))
+        finally:
+            stop.set()
+            await asyncio.gather(*playing)
         print(
             f"while they arrived: {ramped.served}/{ramped.offered} moves served in time, "
-            f"p99 {pct(ramped.latencies, 0.99):.1f} ms, failures {dict(ramped.errors)}",
+            f"p99 {pct(ramped.latencies, 0.99):.1f} ms, failures {dict(ramped.errors)}; "
+            f"seats refused otherwise: {dict(unfilled)}",
             flush=True,
         )
     for c in clients:
