@@ -729,6 +729,8 @@ async def setup_tables(
             return r
         raise AssertionError("unreachable")
 
+    unfilled: Counter[str] = Counter()  # seats refused with a 409 while tables arrive
+
     async def make(t: int) -> Table | None:
         c = clients[t % len(clients)]
         own = cookies[4 * t : 4 * t + 4]
@@ -762,8 +764,6 @@ async def setup_tables(
             r.raise_for_status()
             await open_seat(t, table.seats[seat])
         return table
-
-    unfilled: Counter[str] = Counter()
 
     if ramp_seconds <= 0:
         made = await gather_limited([make(t) for t in range(k)], 32)

@@ -101,10 +101,10 @@ class Hub:
             listeners = self.listeners.setdefault(channel, set())
             first = not listeners
             listeners.add(deliver)
-            if first and channel_table(channel) is not None:
-                self.table_count += 1
             if first:
-                if self.sharded and channel_table(channel) is not None:
+                table = channel_table(channel) is not None
+                self.table_count += table
+                if self.sharded and table:
                     await self.redis.initialize()  # the slots must be known
                     await self.pubsub.ssubscribe(channel)
                 else:

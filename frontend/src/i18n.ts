@@ -168,10 +168,15 @@ const compiled = new Map<string, Part[]>();
 export function format(text: string, params?: Params): string {
   let parts = compiled.get(text);
   if (!parts) compiled.set(text, (parts = compile(text)));
+  return render(parts, params, "#"); // a "#" outside a plural form is just that
+}
+
+/** Parts written out; "#" stands for `hash` (the plural's number, written). */
+function render(parts: Part[], params: Params | undefined, hash: string): string {
   let out = "";
   for (const part of parts) {
     if (typeof part === "string") out += part;
-    else if ("hash" in part) out += "#"; // a "#" outside a plural form is just that
+    else if ("hash" in part) out += hash;
     else out += argument(part, params);
   }
   return out;
@@ -229,13 +234,7 @@ function argument(part: { name: string; raw: string; forms?: Record<string, Part
   const n = Number(value);
   const rule = memo("plural", () => new Intl.PluralRules(locale())).select(n);
   const form = part.forms[`=${n}`] ?? part.forms[rule] ?? part.forms.other ?? [];
-  let out = "";
-  for (const p of form) {
-    if (typeof p === "string") out += p;
-    else if ("hash" in p) out += num(n);
-    else out += argument(p, params);
-  }
-  return out;
+  return render(form, params, num(n));
 }
 
 /** "one {…} few {…} other {…}" as {one: "…", few: "…", other: "…"}. */
