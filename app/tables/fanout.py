@@ -128,10 +128,35 @@ class Hub:
                 if self.service is not None and table_id is not None:
                     with contextlib.suppress(Exception):  # the last viewer here left
                         await schedule_idle_check(self.service, table_id)
-                if self.sharded and table_id is not None:
-                    await self.pubsub.sunsubscribe(channel)
-                else:
-                    await self.pubsub.unsubscribe(channel)
+                sharded = self.sharded and table_id is not None
+                try:
+                    if sharded:
+                        await self.pubsub.sunsubscribe(channel)
+                    else:
+                        await self.pubsub.unsubscribe(channel)
+                finally:
+                    self._forget_subscription(channel, sharded)
+
+    def _forget_subscription(self, channel: str, sharded: bool) -> None:
+        """redis-py keeps a channel among its subscriptions until the server confirms
+        the unsubscribe, and subscribes to all of them again when it reconnects: an
+        unsubscribe sent on a link that was dying (Redis down or restarting), or that
+        failed, would have this process hear a table nobody here watches for ever, and
+        the idle check (which counts a channel's subscribers) never end that table.
+        Nobody here listens, so the channel leaves those lists as soon as the
+        unsubscribe is sent; a confirmation that comes later finds nothing to remove,
+        and a link that failed is a link closed, whose subscriptions the server forgot."""
+        keys = (channel, channel.encode())
+        pubsubs = [self.pubsub, *getattr(self.pubsub, "node_pubsub_mapping", {}).values()]
+        for pubsub in pubsubs:
+            subscribed = getattr(pubsub, "shard_channels" if sharded else "channels", None)
+            if isinstance(subscribed, dict):
+                for key in keys:
+                    subscribed.pop(key, None)
+        index = getattr(self.pubsub, "_shard_channel_to_node", None)
+        if sharded and isinstance(index, dict):
+            for key in keys:
+                index.pop(key, None)
 
     async def _run(self) -> None:
         await self._subscribe_private()
