@@ -110,7 +110,19 @@ class Connection:
             if close is not None:
                 self.end(*close)
             return
+        if channel.startswith("tch:") and self._seen(payload):
+            return
         self._enqueue(("pub", (channel, payload)))
+
+    def _seen(self, payload: Any) -> bool:
+        """A commit this socket already has: the mover's own move, whose frames went out
+        with its ack, coming back through pub/sub. Dropped here rather than waking the
+        pump to skip it (the pump would find every record at or below ``last_v``)."""
+        watch = self.watches.get(payload.get("t", "")) if isinstance(payload, dict) else None
+        if watch is None or (watch.seat is not None and not watch.present):
+            return False  # the pump still has to count this seated socket as present
+        records = payload.get("records")
+        return bool(records) and records[-1]["v"] <= watch.last_v
 
     def send(self, frame: dict[str, Any]) -> None:
         self._enqueue(("frame", frame))

@@ -156,3 +156,33 @@ async def test_reconnect_with_a_gap_resumes_then_snapshot_when_stream_is_trimmed
     finally:
         for p in [*people, spectator]:
             await p.aclose()
+
+
+def test_a_commit_the_socket_already_has_does_not_wake_its_pump() -> None:
+    """The mover's own commit coming back through pub/sub is dropped on delivery; a
+    newer one, or one for a seated socket not yet counted as present, is queued."""
+    from types import SimpleNamespace
+
+    from app.tables.connection import Connection
+    from app.tables.fanout import TableWatch
+    from app.tables.store import table_channel
+
+    hub = SimpleNamespace(table_cache=object())
+    conn = Connection(None, 7, "x", hub, SimpleNamespace(cache=None))  # type: ignore[arg-type]
+    watch = TableWatch("t1", 7)
+    watch.seat, watch.present, watch.last_v = 0, True, 12
+    conn.watches["t1"] = watch
+    channel = table_channel("t1")
+
+    def commit(*vs: int) -> dict[str, Any]:
+        return {"t": "t1", "records": [{"k": "g", "v": v} for v in vs]}
+
+    conn.deliver(channel, commit(11, 12))  # already sent with the ack
+    assert not conn.queue
+    conn.deliver(channel, commit(13))  # new: the pump writes it
+    assert len(conn.queue) == 1
+    watch.present = False  # the pump must still count this seat as present
+    conn.deliver(channel, commit(12))
+    assert len(conn.queue) == 2
+    conn.deliver(table_channel("other"), commit(1))  # not watched here: the pump decides
+    assert len(conn.queue) == 3
