@@ -6,11 +6,11 @@ was a quarter of a move's whole cost on two processes (docs/architecture.md). Th
 is what that round trip needs and nothing else: one TCP connection per process, each
 command packed by hiredis and written at once, the replies parsed by hiredis as they
 arrive and handed to the waiting commands in order (Redis answers in order). Commands in
-flight together simply pipeline; Redis runs them one by one anyway. The commands of one
-turn of the event loop go out in one write: the first schedules a flush for the end of
-the turn (``call_soon``) and the others join it, so a loop busy with many moves makes
-one system call for their commits where it made one each (a quiet loop flushes at once,
-a few microseconds later).
+flight together simply pipeline; Redis runs them one by one anyway. Each is written at
+once: holding a loop turn's commands for one write (a ``call_soon`` flush) saved about
+a tenth of a busy process's write calls but held every commit of the turn until the
+turn's other work was done, which doubled the median latency at 2,000 tables
+(docs/architecture.md).
 
 Failures look like redis-py's, so callers handle them as before: a connection that
 cannot be made, is lost, or leaves a command unanswered for ``timeout`` seconds fails
@@ -52,21 +52,8 @@ class _Wire(asyncio.Protocol):
         # (future, when it was written) of every command not answered yet, in order
         self.waiting: collections.deque[tuple[asyncio.Future[Any], float]] = collections.deque()
         self.closed = False
-        self.outbox: list[bytes] = []  # packed commands of this loop turn, not written yet
         # Looked up once: in Python 3.11 every get_running_loop() is a getpid() call.
         self.loop = asyncio.get_running_loop()
-
-    def send(self, packed: bytes) -> None:
-        """Queue one command for this turn's write (the first of the turn schedules it)."""
-        if not self.outbox:
-            self.loop.call_soon(self.flush)
-        self.outbox.append(packed)
-
-    def flush(self) -> None:
-        outbox, self.outbox = self.outbox, []
-        if self.closed or self.transport is None or not outbox:
-            return  # fail() has failed their futures already
-        self.transport.write(outbox[0] if len(outbox) == 1 else b"".join(outbox))
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = transport  # type: ignore[assignment]
@@ -97,7 +84,6 @@ class _Wire(asyncio.Protocol):
     def fail(self, error: Exception) -> None:
         """Close, and fail every command in flight with ``error``."""
         self.closed = True
-        self.outbox.clear()
         self.line.forget(self)
         if self.transport is not None:
             self.transport.abort()
@@ -135,7 +121,7 @@ class RedisLine:
         loop = wire.loop
         future: asyncio.Future[Any] = loop.create_future()
         wire.waiting.append((future, loop.time()))
-        wire.send(hiredis.pack_command(args))
+        wire.transport.write(hiredis.pack_command(args))
         return await future
 
     async def evalsha(self, sha: str, script: str, keys: list[Any], args: list[Any]) -> Any:

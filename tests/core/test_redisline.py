@@ -69,44 +69,6 @@ async def test_concurrent_commands_share_one_connection_and_get_their_own_answer
     await client.delete(key)
 
 
-class CountingTransport:
-    """A transport that counts its writes and passes everything on."""
-
-    def __init__(self, inner: asyncio.Transport) -> None:
-        self.inner = inner
-        self.writes: list[bytes] = []
-
-    def write(self, data: bytes) -> None:
-        self.writes.append(data)
-        self.inner.write(data)
-
-    def __getattr__(self, name: str) -> object:
-        return getattr(self.inner, name)
-
-
-async def test_the_commands_of_one_loop_turn_go_out_in_one_write(
-    line: RedisLine, client: Redis
-) -> None:
-    key = f"line:{secrets.token_hex(4)}"
-    assert await line.execute("PING") == "PONG"  # connected
-    wire = line._wire
-    assert wire is not None and wire.transport is not None
-    counting = CountingTransport(wire.transport)
-    wire.transport = counting  # type: ignore[assignment]
-    # 20 callers in one turn: one write, each answer to its caller, in order
-    values = await asyncio.gather(*(line.execute("INCR", key) for _ in range(20)))
-    assert values == list(range(1, 21))
-    assert len(counting.writes) == 1
-    assert counting.writes[0].count(b"INCR") == 20
-    # one caller at a time: one write each, as soon as the turn ends
-    for i in range(3):
-        started = time.perf_counter()
-        assert await line.execute("INCR", key) == 21 + i
-        assert time.perf_counter() - started < 1.0
-    assert len(counting.writes) == 4
-    await client.delete(key)
-
-
 async def test_an_error_reply_raises_and_the_line_goes_on(line: RedisLine, client: Redis) -> None:
     key = f"line:{secrets.token_hex(4)}"
     await line.execute("SET", key, "not a number")
