@@ -186,6 +186,17 @@ def drop_handshake(raw_send: Any) -> None:
         proto.response = None
 
 
+def drop_request_headers(scope: Any) -> None:
+    """Let go of the request's headers once the socket is accepted: everything read from
+    them (Origin, Host, the session cookie, the client's address) was read before the
+    accept, yet the scope holds them, as byte strings, for the socket's whole life (about
+    1 KiB a socket for a script's few headers; a browser sends more). Starlette's
+    ``WebSocket.headers`` reads the same list, so it is emptied in place."""
+    headers = scope.get("headers") if isinstance(scope, dict) else None
+    if isinstance(headers, list):
+        headers.clear()
+
+
 def bound_send_buffer(raw_send: Any, size: int = SEND_BUFFER_BYTES) -> None:
     """Fix the kernel's send buffer of one socket. Left to autotuning, Linux lets it grow
     to 4 MiB for a peer that stops reading (kernel memory no process limit sees); fixed,

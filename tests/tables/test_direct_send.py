@@ -69,3 +69,25 @@ def test_the_handshake_is_let_go_once_accepted_and_not_before() -> None:
     # the library's parser keeps the request object: what it holds is emptied
     assert not list(request.headers.raw_items()) and not list(response.headers.raw_items())
     drop_handshake(None)  # another server: nothing to do
+
+
+def test_the_request_headers_are_let_go_once_read() -> None:
+    """After the accept the scope's headers, and Starlette's view of them (read before,
+    as the endpoint does), are empty: they do not live as long as the socket."""
+    from starlette.websockets import WebSocket
+
+    from app.tables.sockets import drop_request_headers
+
+    async def nothing(*_: Any) -> Any:
+        return None
+
+    scope: dict[str, Any] = {
+        "type": "websocket",
+        "path": "/ws",
+        "headers": [(b"host", b"x"), (b"cookie", b"buraco_session=secret")],
+    }
+    ws = WebSocket(scope, nothing, nothing)
+    assert ws.headers["host"] == "x" and ws.cookies["buraco_session"] == "secret"
+    drop_request_headers(ws.scope)
+    assert scope["headers"] == [] and list(ws.headers.raw) == []
+    drop_request_headers({"type": "websocket"})  # no headers: nothing to do
