@@ -7,7 +7,7 @@ deals and salts of hands still in play never leave the server.
 from __future__ import annotations
 
 import sys
-from typing import Any, Literal, NewType
+from typing import Any, Literal, NewType, Self
 
 import orjson
 from pydantic import BaseModel, Field, field_validator
@@ -24,7 +24,41 @@ BotStrength = Literal["easy", "normal", "strong"]
 BOT_STRENGTHS: tuple[BotStrength, ...] = ("easy", "normal", "strong")
 
 
-class Seat(BaseModel):
+class Compact(BaseModel):
+    """A model cached by the thousand (every table a process serves holds a meta, its
+    seats and its hands). Pydantic gives each instance a set of the field names it was
+    given, for ``exclude_unset``, which nothing here reads: a set of 27 names is 2.2 KiB,
+    of 10 names 0.7 KiB, about 5 KiB of a cached meta's 8. Every instance of a class
+    shares one set of ALL its field names instead (what a meta read back from Redis has
+    anyway, since it is saved whole): pydantic adds a field's name to it when the field
+    is assigned, which changes nothing, as the name is there already."""
+
+    def model_post_init(self, context: Any, /) -> None:
+        _share_fields_set(self)
+
+    def __copy__(self) -> Self:
+        copied = super().__copy__()
+        _share_fields_set(copied)
+        return copied
+
+    def __deepcopy__(self, memo: dict[int, Any] | None = None) -> Self:
+        copied = super().__deepcopy__(memo)
+        _share_fields_set(copied)
+        return copied
+
+
+_ALL_FIELDS: dict[type, set[str]] = {}
+
+
+def _share_fields_set(model: BaseModel) -> None:
+    cls = type(model)
+    names = _ALL_FIELDS.get(cls)
+    if names is None:
+        names = _ALL_FIELDS[cls] = set(cls.model_fields)
+    object.__setattr__(model, "__pydantic_fields_set__", names)
+
+
+class Seat(Compact):
     user_id: int | None = None  # None for a bot
     name: str
     bot: bool = False
@@ -58,7 +92,7 @@ def _shared_names(value: Any) -> Any:
     return value
 
 
-class HandFairness(BaseModel):
+class HandFairness(Compact):
     hand_no: int
     commitment: str
     deal: dict[str, Any]  # secret until the hand ends
@@ -91,7 +125,7 @@ def _shared_rules(rules: dict[str, Any]) -> dict[str, Any]:
     return rules
 
 
-class TableMeta(BaseModel):
+class TableMeta(Compact):
     id: str
     name: str
     host: int
