@@ -10,6 +10,7 @@ each opened) so the per-user cap holds across processes (docs/security.md).
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import logging
 import secrets
@@ -184,6 +185,24 @@ def drop_handshake(raw_send: Any) -> None:
                 headers.clear()
         proto.request = None
         proto.response = None
+        _share_idle_queue_parts(getattr(proto, "queue", None))
+
+
+# uvicorn's receive queue per socket is an unbounded asyncio.Queue that is never joined:
+# its deque of waiting putters and its "all done" Event (with a deque of its own) stay
+# empty for the socket's whole life, 0.7 KiB each. Every socket's queue shares these two.
+_NO_PUTTERS: collections.deque[Any] = collections.deque()
+_NEVER_JOINED = asyncio.Event()
+
+
+def _share_idle_queue_parts(queue: Any) -> None:
+    if type(queue) is not asyncio.Queue or queue.maxsize > 0:
+        return  # a bounded queue's put() may wait: its putters are its own
+    parts: Any = queue  # the queue's private parts, stable since Python 3.8
+    putters, finished = getattr(parts, "_putters", None), getattr(parts, "_finished", None)
+    if type(putters) is collections.deque and not putters and type(finished) is asyncio.Event:
+        parts._putters = _NO_PUTTERS
+        parts._finished = _NEVER_JOINED  # put_nowait clears it; only join() would wait
 
 
 def drop_request_headers(scope: Any) -> None:

@@ -59,6 +59,8 @@ def test_the_handshake_is_let_go_once_accepted_and_not_before() -> None:
     request = Request("/ws", Headers({"Host": "x", "Cookie": "buraco_session=secret"}))
     response = Response(101, "Switching Protocols", Headers({"Upgrade": "websocket"}))
     proto.request, proto.response = request, response
+    proto.queue = queue = asyncio.Queue()
+    putters, finished = queue._putters, queue._finished  # type: ignore[attr-defined]
     proto.handshake_complete = False
     drop_handshake(proto.send)  # still needed to answer the handshake
     assert proto.request is request and proto.response is response
@@ -68,6 +70,25 @@ def test_the_handshake_is_let_go_once_accepted_and_not_before() -> None:
     assert proto.request is None and proto.response is None
     # the library's parser keeps the request object: what it holds is emptied
     assert not list(request.headers.raw_items()) and not list(response.headers.raw_items())
+    # its receive queue's never-used parts are the ones every socket shares
+    assert queue._putters is not putters and queue._finished is not finished  # type: ignore[attr-defined]
+    other = WebSocketsSansIOProtocol.__new__(WebSocketsSansIOProtocol)
+    other.request, other.response, other.handshake_complete = request, response, True
+    other.queue = asyncio.Queue()
+    drop_handshake(other.send)
+    assert other.queue._putters is queue._putters  # type: ignore[attr-defined]
+    assert other.queue._finished is queue._finished  # type: ignore[attr-defined]
+
+    async def the_queue_still_works() -> list[Any]:
+        for n in range(3):
+            queue.put_nowait({"n": n})
+            other.queue.put_nowait({"n": -n})
+        got = [await queue.get() for _ in range(3)]
+        waiter = asyncio.ensure_future(other.queue.get())  # the getters are its own
+        return got + [await waiter]
+
+    assert asyncio.run(the_queue_still_works()) == [{"n": 0}, {"n": 1}, {"n": 2}, {"n": 0}]
+    assert not queue._putters and queue.empty()  # type: ignore[attr-defined]
     drop_handshake(None)  # another server: nothing to do
 
 
