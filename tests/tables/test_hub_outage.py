@@ -20,6 +20,7 @@ from app.core.redis import create_redis
 from app.tables.fanout import Hub
 from app.tables.store import table_channel
 from tests.support import free_port
+from tests.tables.test_events import until
 
 
 class RedisProcess:
@@ -69,13 +70,6 @@ def own_server() -> Iterator[RedisProcess]:
         yield server
     finally:
         server.stop()
-
-
-async def until(pred: Any, timeout: float = 20) -> None:
-    deadline = time.monotonic() + timeout
-    while not pred():
-        assert time.monotonic() < deadline, "condition not met in time"
-        await asyncio.sleep(0.1)
 
 
 async def test_a_table_left_while_redis_is_down_is_not_subscribed_again(
