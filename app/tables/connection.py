@@ -330,6 +330,11 @@ class Connection:
             except Exception:
                 log.exception("connection of user %s failed on %s", self.user_id, kind)
                 await self._write(error_frame("internal_error", "Something went wrong."))
+            finally:
+                # The pump waits for its next item holding nothing of this one: a commit's
+                # payload (a deal's, every card dealt in it, is about 16 KiB a table)
+                # would otherwise live on in this frame until the table's next commit.
+                del item
         if self.ws.application_state == WebSocketState.CONNECTED and self.hang_up is None:
             await self._close(1000)
 

@@ -4,6 +4,8 @@ the capped stream no longer covers the gap."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from typing import Any
 
 import redis
@@ -186,3 +188,37 @@ def test_a_commit_the_socket_already_has_does_not_wake_its_pump() -> None:
     assert len(conn.queue) == 2
     conn.deliver(table_channel("other"), commit(1))  # not watched here: the pump decides
     assert len(conn.queue) == 3
+
+
+def test_the_pump_keeps_nothing_of_a_commit_while_it_waits_for_the_next() -> None:
+    """Once a commit's payload is handled, the waiting pump no longer holds it: the last
+    commit of every table (a deal's is about 16 KiB) would otherwise stay in memory on
+    every socket until the table's next one."""
+    import gc
+    import weakref
+    from types import SimpleNamespace
+
+    from app.tables.connection import Connection
+    from app.tables.store import table_channel
+
+    class Payload(dict[str, Any]):  # a dict that a weak reference can follow
+        pass
+
+    async def check() -> None:
+        hub = SimpleNamespace(table_cache=object())
+        conn = Connection(None, 7, "x", hub, SimpleNamespace(cache=None))  # type: ignore[arg-type]
+        pump = asyncio.ensure_future(conn._pump())
+        payload = Payload(t="t1", records=[{"k": "g", "v": 1, "e": {"cards": list(range(99))}}])
+        gone = weakref.ref(payload)
+        conn.deliver(table_channel("t1"), payload)  # a table this socket does not watch
+        del payload
+        for _ in range(3):
+            await asyncio.sleep(0)
+        assert not conn.queue and conn._wake is not None  # handled; waiting for more
+        gc.collect()
+        assert gone() is None
+        pump.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await pump
+
+    asyncio.run(check())
