@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
+from collections.abc import Awaitable
 
 from fastapi import FastAPI, WebSocket
 from sqlalchemy.exc import TimeoutError as DatabasePoolTimeout
@@ -53,9 +54,11 @@ def _per_ip(ws: WebSocket) -> Counter[str]:
     return counts
 
 
-async def endpoint_app(scope: Scope, receive: Receive, send: Send) -> None:
-    """``WS /ws`` as a plain ASGI app, for ``BuracoApp``'s own short stack."""
-    await websocket_endpoint(WebSocket(scope, receive, send))
+def endpoint_app(scope: Scope, receive: Receive, send: Send) -> Awaitable[None]:
+    """``WS /ws`` as a plain ASGI app, for ``BuracoApp``'s own short stack. Like the
+    layers above it that need no ``finally`` of their own, a plain function handing back
+    an awaitable: a socket keeps no frame of it for its whole life."""
+    return websocket_endpoint(WebSocket(scope, receive, send))
 
 
 class BuracoApp(FastAPI):
@@ -66,6 +69,8 @@ class BuracoApp(FastAPI):
     ws_stack: ASGIApp | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        # A coroutine function, unlike the layers of ``ws_stack``: uvicorn tells an ASGI 3
+        # app from an ASGI 2 one by that.
         stack = self.ws_stack
         if stack is not None and scope["type"] == "websocket" and scope.get("path") == PATH:
             if self.root_path:

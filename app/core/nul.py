@@ -5,6 +5,7 @@ body are searched, and the first field holding a NUL is named in a 422."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
 from typing import Any
 from urllib.parse import parse_qsl
 
@@ -62,20 +63,23 @@ class NulGuard:
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+    def __call__(self, scope: Scope, receive: Receive, send: Send) -> Awaitable[None]:
+        if scope["type"] == "websocket":
+            # Nothing to read first: a plain call handing back the next layer's awaitable,
+            # so no frame of this layer lives as long as the socket.
+            if _url_field(scope) is None:
+                return self.app(scope, receive, send)
+            return send({"type": "websocket.close", "code": 1008, "reason": "NUL in request"})
+        return self._guard(scope, receive, send)
+
+    async def _guard(self, scope: Scope, receive: Receive, send: Send) -> None:
         field = None
-        if scope["type"] in ("http", "websocket"):
-            field = (
-                "path"
-                if NUL in scope.get("path", "")
-                else _query_field(scope.get("query_string", b"").decode("latin-1"))
-            )
-            if field is None and scope["type"] == "http":
+        if scope["type"] == "http":
+            field = _url_field(scope)
+            if field is None:
                 receive, field = await _read_body(scope, receive)
         if field is None:
             await self.app(scope, receive, send)
-        elif scope["type"] == "websocket":
-            await send({"type": "websocket.close", "code": 1008, "reason": "NUL in request"})
         else:
             response = error_response(
                 422,
@@ -84,6 +88,12 @@ class NulGuard:
                 fields=[FieldError(field=field, message=MESSAGE)],
             )
             await response(scope, receive, send)
+
+
+def _url_field(scope: Scope) -> str | None:
+    if NUL in scope.get("path", ""):
+        return "path"
+    return _query_field(scope.get("query_string", b"").decode("latin-1"))
 
 
 async def _read_body(scope: Scope, receive: Receive) -> tuple[Receive, str | None]:

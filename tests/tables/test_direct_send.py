@@ -14,6 +14,7 @@ from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIO
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
+from app.core.lean import Flag, ReceiveQueue
 from app.tables.sockets import direct_text_sender, drop_handshake
 
 
@@ -55,40 +56,48 @@ def test_uvicorns_sansio_protocol_gives_a_text_sender_over_its_own_send() -> Non
 
 
 def test_the_handshake_is_let_go_once_accepted_and_not_before() -> None:
-    proto = WebSocketsSansIOProtocol.__new__(WebSocketsSansIOProtocol)
-    request = Request("/ws", Headers({"Host": "x", "Cookie": "buraco_session=secret"}))
-    response = Response(101, "Switching Protocols", Headers({"Upgrade": "websocket"}))
-    proto.request, proto.response = request, response
-    proto.queue = queue = asyncio.Queue()
-    putters, finished = queue._putters, queue._finished  # type: ignore[attr-defined]
-    proto.handshake_complete = False
-    drop_handshake(proto.send)  # still needed to answer the handshake
-    assert proto.request is request and proto.response is response
-    assert request.headers["Cookie"] == "buraco_session=secret"
-    proto.handshake_complete = True
-    drop_handshake(proto.send)
-    assert proto.request is None and proto.response is None
-    # the library's parser keeps the request object: what it holds is emptied
-    assert not list(request.headers.raw_items()) and not list(response.headers.raw_items())
-    # its receive queue's never-used parts are the ones every socket shares
-    assert queue._putters is not putters and queue._finished is not finished  # type: ignore[attr-defined]
-    other = WebSocketsSansIOProtocol.__new__(WebSocketsSansIOProtocol)
-    other.request, other.response, other.handshake_complete = request, response, True
-    other.queue = asyncio.Queue()
-    drop_handshake(other.send)
-    assert other.queue._putters is queue._putters  # type: ignore[attr-defined]
-    assert other.queue._finished is queue._finished  # type: ignore[attr-defined]
+    async def check() -> None:
+        loop = asyncio.get_running_loop()
+        proto = WebSocketsSansIOProtocol.__new__(WebSocketsSansIOProtocol)
+        request = Request("/ws", Headers({"Host": "x", "Cookie": "buraco_session=secret"}))
+        response = Response(101, "Switching Protocols", Headers({"Upgrade": "websocket"}))
+        proto.request, proto.response, proto.loop = request, response, loop
+        proto.queue = queue = asyncio.Queue()
+        proto.writable = writable = asyncio.Event()
+        writable.set()
+        proto.handshake_complete = False
+        drop_handshake(proto.send)  # still needed to answer the handshake
+        assert proto.request is request and proto.response is response
+        assert request.headers["Cookie"] == "buraco_session=secret"
+        assert proto.queue is queue and proto.writable is writable
+        queue.put_nowait({"type": "websocket.receive", "text": "early"})  # came with it
+        proto.handshake_complete = True
+        drop_handshake(proto.send)
+        assert proto.request is None and proto.response is None
+        # the library's parser keeps the request object: what it holds is emptied
+        assert not list(request.headers.raw_items()) and not list(response.headers.raw_items())
+        # the lean receive queue keeps what had come, in order, and what comes next
+        assert isinstance(proto.queue, ReceiveQueue) and proto.queue.qsize() == 1
+        proto.queue.put_nowait({"type": "websocket.receive", "text": "late"})
+        got = [await proto.queue.get(), await proto.queue.get()]
+        assert [m["text"] for m in got] == ["early", "late"] and proto.queue.empty()
+        assert isinstance(proto.writable, Flag) and proto.writable.is_set()
+        # and its attributes, in a dict of the size it needs, are all there
+        assert proto.loop is loop and proto.handshake_complete is True
 
-    async def the_queue_still_works() -> list[Any]:
-        for n in range(3):
-            queue.put_nowait({"n": n})
-            other.queue.put_nowait({"n": -n})
-        got = [await queue.get() for _ in range(3)]
-        waiter = asyncio.ensure_future(other.queue.get())  # the getters are its own
-        return got + [await waiter]
+        # a queue somebody waits on is left as it is
+        other = WebSocketsSansIOProtocol.__new__(WebSocketsSansIOProtocol)
+        other.request, other.response, other.handshake_complete = request, response, True
+        other.loop, other.queue = loop, asyncio.Queue()
+        waiting = asyncio.ensure_future(other.queue.get())
+        await asyncio.sleep(0)
+        kept = other.queue
+        drop_handshake(other.send)
+        assert other.queue is kept
+        kept.put_nowait({"n": 1})
+        assert await waiting == {"n": 1}
 
-    assert asyncio.run(the_queue_still_works()) == [{"n": 0}, {"n": 1}, {"n": 2}, {"n": 0}]
-    assert not queue._putters and queue.empty()  # type: ignore[attr-defined]
+    asyncio.run(check())
     drop_handshake(None)  # another server: nothing to do
 
 
