@@ -13,13 +13,29 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+Waiters = list[asyncio.Future[None]] | None  # None while nobody waits
 
-def _wake_first(waiters: list[asyncio.Future[None]]) -> None:
+
+def _joined(waiters: Waiters, waiter: asyncio.Future[None]) -> list[asyncio.Future[None]]:
+    if waiters is None:
+        return [waiter]
+    waiters.append(waiter)
+    return waiters
+
+
+def _without(waiters: Waiters, waiter: asyncio.Future[None]) -> Waiters:
+    if waiters is not None and waiter in waiters:
+        waiters.remove(waiter)
+    return waiters or None
+
+
+def _wake_first(waiters: Waiters) -> Waiters:
     while waiters:
         waiter = waiters.pop(0)
         if not waiter.done():
             waiter.set_result(None)
-            return
+            break
+    return waiters or None
 
 
 class ReceiveQueue:
@@ -31,7 +47,7 @@ class ReceiveQueue:
     def __init__(self, loop: asyncio.AbstractEventLoop, items: list[Any] | None = None) -> None:
         self._loop = loop
         self._items: list[Any] | None = items or None
-        self._getters: list[asyncio.Future[None]] | None = None
+        self._getters: Waiters = None
 
     def qsize(self) -> int:
         return len(self._items) if self._items else 0
@@ -45,7 +61,7 @@ class ReceiveQueue:
         else:
             self._items.append(item)
         if self._getters:
-            _wake_first(self._getters)
+            self._getters = _wake_first(self._getters)
 
     def get_nowait(self) -> Any:
         items = self._items
@@ -59,24 +75,16 @@ class ReceiveQueue:
     async def get(self) -> Any:
         while not self._items:
             getter: asyncio.Future[None] = self._loop.create_future()
-            if self._getters is None:
-                self._getters = [getter]
-            else:
-                self._getters.append(getter)
+            self._getters = _joined(self._getters, getter)
             try:
                 await getter
             except BaseException:
                 getter.cancel()
-                getters = self._getters
-                if getters is not None and getter in getters:
-                    getters.remove(getter)
+                self._getters = _without(self._getters, getter)
                 # woken, then cancelled before it ran: the item goes to the next getter
-                if self._items and getters and not getter.cancelled():
-                    _wake_first(getters)
+                if self._items and not getter.cancelled():
+                    self._getters = _wake_first(self._getters)
                 raise
-            finally:
-                if not self._getters:
-                    self._getters = None
         return self.get_nowait()
 
 
@@ -89,7 +97,7 @@ class Flag:
     def __init__(self, loop: asyncio.AbstractEventLoop, is_set: bool = False) -> None:
         self._loop = loop
         self._set = is_set
-        self._waiters: list[asyncio.Future[None]] | None = None
+        self._waiters: Waiters = None
 
     def is_set(self) -> bool:
         return self._set
@@ -110,16 +118,9 @@ class Flag:
         if self._set:
             return True
         waiter: asyncio.Future[None] = self._loop.create_future()
-        if self._waiters is None:
-            self._waiters = [waiter]
-        else:
-            self._waiters.append(waiter)
+        self._waiters = _joined(self._waiters, waiter)
         try:
             await waiter
             return True
         finally:
-            waiters = self._waiters
-            if waiters is not None and waiter in waiters:
-                waiters.remove(waiter)
-                if not waiters:
-                    self._waiters = None
+            self._waiters = _without(self._waiters, waiter)
