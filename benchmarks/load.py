@@ -938,7 +938,12 @@ async def window(
 
 
 def app_env(
-    db_url: str, redis_url: str, log_dir: Path, max_tables: int = 0, max_lag_ms: float = 200
+    db_url: str,
+    redis_url: str,
+    log_dir: Path,
+    max_tables: int = 0,
+    max_lag_ms: float = 200,
+    max_cpu_demand: float = 0,
 ) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("BURACO_")}
     env.update(
@@ -964,6 +969,7 @@ def app_env(
             # When a process refuses new tables (app/tables/overload.py)
             "BURACO_MAX_TABLES_PER_PROCESS": str(max_tables),
             "BURACO_MAX_LOOP_LAG_MS": str(max_lag_ms),
+            "BURACO_MAX_CPU_DEMAND": str(max_cpu_demand),
         }
     )
     return env
@@ -991,7 +997,14 @@ async def measure(
 ) -> dict[str, Any]:
     nodes = RedisNodes(redis_url)
     db_url = await fresh_database(args.pg_admin_url, args.database)
-    env = app_env(db_url, redis_url, log_dir, args.max_tables_per_process, args.max_loop_lag_ms)
+    env = app_env(
+        db_url,
+        redis_url,
+        log_dir,
+        args.max_tables_per_process,
+        args.max_loop_lag_ms,
+        args.max_cpu_demand,
+    )
     ports = [free_port() for _ in range(args.processes)]
     profile = (
         (lambda p: ["-m", "cProfile", "-o", f"{args.profile}/server-{p}.prof"])
@@ -1146,6 +1159,7 @@ def summary(
         "tables_refused": args.tables - playing,
         "max_tables_per_process": args.max_tables_per_process,
         "max_loop_lag_ms": args.max_loop_lag_ms,
+        "max_cpu_demand": args.max_cpu_demand,
         "ramp_seconds": args.ramp_seconds,
         "processes": args.processes,
         "layout": args.layout,
@@ -1256,12 +1270,23 @@ def main() -> None:
         "(BURACO_MAX_LOOP_LAG_MS)",
     )
     parser.add_argument(
+        "--max-cpu-demand",
+        type=float,
+        default=None,
+        help="the servers' CPU demand (share of time the event loop ran or waited to run) "
+        "past which new tables are refused (BURACO_MAX_CPU_DEMAND); default: the "
+        "servers' own 0.9 with --ramp-seconds, 0 (off) without, where every table is "
+        "seated in one burst before the first move and a burst is not what is measured",
+    )
+    parser.add_argument(
         "--callgrind",
         default="",
         help="a folder: run the servers and the baseline under valgrind's callgrind and "
         "count instructions per move in the measured windows (slow: use few tables)",
     )
     args = parser.parse_args()
+    if args.max_cpu_demand is None:
+        args.max_cpu_demand = 0.9 if args.ramp_seconds else 0.0
     if args.callgrind:
         CALLGRIND.extend(callgrind_prefix(args.callgrind))
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)

@@ -102,10 +102,13 @@ class Settings(BaseSettings):
     # Emotes at a table: at most this many per player per window.
     emote_limit: int = Field(default=3, ge=1)
     emote_window_seconds: int = Field(default=5, ge=1)
-    # Overload (app/tables/overload.py): past either, new tables and seats get server_busy
-    # and /readyz says not ready. 0 tables = no cap.
+    # Overload (app/tables/overload.py): past any, new tables and seats get server_busy
+    # and /readyz says not ready. 0 tables = no cap; CPU demand: the share of time the
+    # event loop's thread ran or waited to run (0 = not checked; off under
+    # BURACO_ENV=test unless set).
     max_tables_per_process: int = Field(default=0, ge=0)
     max_loop_lag_ms: float = Field(default=200, gt=0)
+    max_cpu_demand: float = Field(default=0.9, ge=0, le=1)
     # A game of bots only that nobody watches ends void this long after it is left
     # (app/tables/idle.py).
     idle_table_check_seconds: float = Field(default=30, gt=0, le=3600)
@@ -165,6 +168,15 @@ class Settings(BaseSettings):
             self.secret_key = SecretStr(secrets.token_urlsafe(32))
         else:
             self.secret_key = SecretStr(_load_or_create_secret(self.var_dir / SECRET_KEY_FILE))
+        return self
+
+    @model_validator(mode="after")
+    def _cpu_demand_off_in_tests(self) -> Settings:
+        """Test runs share a loaded machine (parallel workers, browsers) and many run the
+        app on the test's own event loop, whose work would count as the app's: there the
+        CPU-demand signal is off unless a test sets it."""
+        if self.env == "test" and "max_cpu_demand" not in self.model_fields_set:
+            self.max_cpu_demand = 0
         return self
 
     @model_validator(mode="after")

@@ -47,6 +47,11 @@ LIVE_TABLES = Gauge(
     ["modality", "status"],
     multiprocess_mode="livemostrecent",
 )
+CPU_DEMAND = Gauge(
+    "buraco_cpu_demand_ratio",
+    "Share of wall time this process's event loop ran or waited for a CPU (moving average)",
+    multiprocess_mode="liveall",
+)
 MOVES = Counter("buraco_moves_total", "Commands committed to a table, by who sent them", ["source"])
 REFUSALS = Counter(
     "buraco_refusals_total", "Commands and messages refused, by error code", ["code"]
