@@ -1275,7 +1275,7 @@ def main() -> None:
         default=None,
         help="the servers' CPU demand (share of time the event loop ran or waited to run) "
         "past which new tables are refused (BURACO_MAX_CPU_DEMAND); default: the "
-        "servers' own 0.9 with --ramp-seconds, 0 (off) without, where every table is "
+        "servers' own 0.8 with --ramp-seconds, 0 (off) without, where every table is "
         "seated in one burst before the first move and a burst is not what is measured",
     )
     parser.add_argument(
@@ -1286,7 +1286,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     if args.max_cpu_demand is None:
-        args.max_cpu_demand = 0.9 if args.ramp_seconds else 0.0
+        args.max_cpu_demand = 0.8 if args.ramp_seconds else 0.0
     if args.callgrind:
         CALLGRIND.extend(callgrind_prefix(args.callgrind))
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)

@@ -108,7 +108,7 @@ class Settings(BaseSettings):
     # BURACO_ENV=test unless set).
     max_tables_per_process: int = Field(default=0, ge=0)
     max_loop_lag_ms: float = Field(default=200, gt=0)
-    max_cpu_demand: float = Field(default=0.9, ge=0, le=1)
+    max_cpu_demand: float = Field(default=0.8, ge=0, le=1)
     # A game of bots only that nobody watches ends void this long after it is left
     # (app/tables/idle.py).
     idle_table_check_seconds: float = Field(default=30, gt=0, le=3600)
