@@ -60,6 +60,7 @@ import orjson  # noqa: E402
 import redis  # noqa: E402
 import websockets  # noqa: E402
 
+from app.core.config import Settings  # noqa: E402
 from app.rules.cards import NAME, SUIT, WILD_CAPABLE, parse, parse_many  # noqa: E402
 from app.rules.errors import RuleViolation  # noqa: E402
 from app.rules.melds import Meld, add_to_meld, build_meld  # noqa: E402
@@ -1280,7 +1281,7 @@ def main() -> None:
         default=None,
         help="the servers' CPU demand (share of time the event loop ran or waited to run) "
         "past which new tables are refused (BURACO_MAX_CPU_DEMAND); default: the "
-        "servers' own 0.8 with --ramp-seconds, 0 (off) without, where every table is "
+        "servers' own default with --ramp-seconds, 0 (off) without, where every table is "
         "seated in one burst before the first move and a burst is not what is measured",
     )
     parser.add_argument(
@@ -1291,7 +1292,8 @@ def main() -> None:
     )
     args = parser.parse_args()
     if args.max_cpu_demand is None:
-        args.max_cpu_demand = 0.8 if args.ramp_seconds else 0.0
+        server_default = Settings.model_fields["max_cpu_demand"].default
+        args.max_cpu_demand = server_default if args.ramp_seconds else 0.0
     if args.callgrind:
         CALLGRIND.extend(callgrind_prefix(args.callgrind))
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
