@@ -11,8 +11,9 @@ adds a card to its side's melds or lays a new sequence when it can (keeping thre
 and discards. Clocks are long so nothing times out on the server.
 
 The bare baseline, a WebSocket server doing one EVALSHA per move and sending the
-version to the table's four sockets, runs on the same loop (uvloop) and pool (a blocking
-pool of the same size) in the same invocation, ALTERNATED with the main run: both are
+version to the table's four sockets, runs as many processes as the app (each table's
+sockets all on one of them), on the same loop (uvloop) and pool (a blocking pool of the
+same size) in the same invocation, ALTERNATED with the main run: both are
 set up first, then ``--rounds`` windows of each, one after the other, so the machine's
 other load hits both alike. It measures, per system:
 
@@ -25,8 +26,9 @@ other load hits both alike. It measures, per system:
   memory per server process;
 - Redis commands per move, lost or duplicated updates (contiguous versions per socket).
 
-The client runs in this process on the same 2 cores; it prints its own CPU share and the
-load average. The LAST line is one JSON object (see ``summary``).
+The client runs in this process on the same 2 cores, on a lean WebSocket client
+(benchmarks/wsclient.py; ``--client websockets`` for the library's); it prints its own
+CPU share and the load average. The LAST line is one JSON object (see ``summary``).
 """
 
 from __future__ import annotations
@@ -59,6 +61,7 @@ import httpx  # noqa: E402
 import orjson  # noqa: E402
 import redis  # noqa: E402
 import websockets  # noqa: E402
+import wsclient  # noqa: E402  (benchmarks/, beside this file)
 
 from app.core.config import Settings  # noqa: E402
 from app.rules.cards import NAME, SUIT, WILD_CAPABLE, parse, parse_many  # noqa: E402
@@ -68,6 +71,7 @@ from app.rules.ruleset import RuleSet, ruleset_from_dict  # noqa: E402
 
 ORIGIN = "http://load.test"
 TARGET_SCORE = 100_000  # a match of many hands: tables keep playing however long the run
+CLIENT = ["lean"]  # --client: the simulated players' WebSocket client
 MAX_CONNECTIONS = 128  # the servers' and the baseline's Redis pool (blocking)
 
 
@@ -344,6 +348,21 @@ BASELINE_SERVER = textwrap.dedent("""
 
 
 # ---------------------------------------------------------------- the client
+
+
+async def open_ws(url: str, headers: dict[str, str] | None = None) -> Any:
+    """A player's socket: the lean client (benchmarks/wsclient.py) or, with ``--client
+    websockets``, the websockets library's; both used alike, by main run and baseline."""
+    if CLIENT[0] == "lean":
+        return await wsclient.connect(url, headers, open_timeout=60)
+    return await websockets.connect(
+        url,
+        additional_headers=headers,
+        ping_interval=None,
+        max_queue=None,
+        open_timeout=60,
+        compression=None,
+    )
 
 
 class Stats:
@@ -697,16 +716,8 @@ async def setup_tables(
     async def open_seat(t: int, seat: Seat) -> None:
         at = t if layout == "table" else t + seat.index
         url = ws_urls[at % len(ws_urls)]
-        seat.ws = await websockets.connect(
-            url,
-            additional_headers={
-                "Cookie": f"buraco_session={cookies[4 * t + seat.index]}",
-                "Origin": ORIGIN,
-            },
-            ping_interval=None,
-            max_queue=None,
-            open_timeout=60,
-            compression=None,
+        seat.ws = await open_ws(
+            url, {"Cookie": f"buraco_session={cookies[4 * t + seat.index]}", "Origin": ORIGIN}
         )
         await seat.ws.recv()  # hello
         readers.append(asyncio.create_task(seat.run(stats)))
@@ -867,45 +878,49 @@ class EchoTable:
 
 
 async def start_baseline(
-    k: int, redis_url: str, log_dir: Path
-) -> tuple[subprocess.Popen[bytes], list[EchoTable], list[Any]]:
+    k: int, redis_url: str, log_dir: Path, processes: int
+) -> tuple[list[subprocess.Popen[bytes]], list[EchoTable], list[Any]]:
+    """``processes`` baseline servers, as many as the app's, so the baseline has the
+    same cores to spread over; it has no way to reach another process's sockets, so
+    each table's four sockets go to one of them (table t on process t mod P), the
+    layout that favours it."""
     run_id = os.urandom(4).hex()  # fresh keys: versions start at 1 even if Redis kept old ones
-    port = free_port()
-    proc = start(
-        [
-            *CALLGRIND,
-            sys.executable,
-            "-c",
-            BASELINE_SERVER,
-            str(port),
-            redis_url,
-            str(MAX_CONNECTIONS),
-        ],
-        {**os.environ, "PYTHONPATH": str(REPO)},
-        log_dir / "baseline.log",
-    )
-    for _ in range(2000 if CALLGRIND else 200):
-        with contextlib.suppress(OSError):
-            socket.create_connection(("127.0.0.1", port), 0.2).close()
-            break
-        time.sleep(0.1)
+    ports = [free_port() for _ in range(processes)]
+    procs = [
+        start(
+            [
+                *CALLGRIND,
+                sys.executable,
+                "-c",
+                BASELINE_SERVER,
+                str(port),
+                redis_url,
+                str(MAX_CONNECTIONS),
+            ],
+            {**os.environ, "PYTHONPATH": str(REPO)},
+            log_dir / f"baseline-{i}.log",
+        )
+        for i, port in enumerate(ports)
+    ]
+    for port in ports:
+        for _ in range(2000 if CALLGRIND else 200):
+            with contextlib.suppress(OSError):
+                socket.create_connection(("127.0.0.1", port), 0.2).close()
+                break
+            time.sleep(0.1)
     tables = [EchoTable(f"e{run_id}:{t}") for t in range(k)]
     readers = []
 
-    async def open_sock(table: EchoTable) -> None:
-        ws = await websockets.connect(
-            f"ws://127.0.0.1:{port}",
-            ping_interval=None,
-            max_queue=None,
-            open_timeout=60,
-            compression=None,
-        )
+    async def open_sock(t: int, table: EchoTable) -> None:
+        ws = await open_ws(f"ws://127.0.0.1:{ports[t % len(ports)]}")
         await ws.send(orjson.dumps({"table": table.tid}).decode())
         table.socks.append(ws)
         readers.append(asyncio.create_task(table.read(ws)))
 
-    await gather_limited([open_sock(t) for t in tables for _ in range(4)], 64)
-    return proc, tables, readers
+    await gather_limited(
+        [open_sock(t, table) for t, table in enumerate(tables) for _ in range(4)], 64
+    )
+    return procs, tables, readers
 
 
 # ---------------------------------------------------------------- main
@@ -1073,18 +1088,21 @@ async def measure(
     if not tables:
         raise SystemExit("every table was refused")
     # the baseline plays as many tables as got in
-    base_proc, echo_tables, echo_readers = await start_baseline(len(tables), redis_url, log_dir)
-    owned.append(base_proc)
+    base_procs, echo_tables, echo_readers = await start_baseline(
+        len(tables), redis_url, log_dir, args.processes
+    )
+    owned.extend(base_procs)
+    base_pids = [p.pid for p in base_procs]
     print("all tables playing; alternating windows", flush=True)
     quiet_client_gc()
     client0 = time.process_time()
     each = args.seconds / args.rounds
     if CALLGRIND:  # what each system does with no move at all (timers, heartbeats)
-        for stats, pids in ((main_stats, [p.pid for p in procs]), (base_stats, [base_proc.pid])):
+        for stats, pids in ((main_stats, [p.pid for p in procs]), (base_stats, base_pids)):
             stats.idle_rate = await idle_instructions(pids, each)
     for _ in range(args.rounds):
         await window(main_stats, tables, each, args.move_timeout, [p.pid for p in procs], nodes)
-        await window(base_stats, echo_tables, each, args.move_timeout, [base_proc.pid], nodes)
+        await window(base_stats, echo_tables, each, args.move_timeout, base_pids, nodes)
     client_cpu = time.process_time() - client0
     rss = [rss_mib(p.pid) for p in procs]
     for table in tables:
@@ -1170,6 +1188,7 @@ def summary(
         "processes": args.processes,
         "layout": args.layout,
         "ws": args.ws,
+        "client": args.client,
         "hand_size": args.hand_size,
         "moves_per_s": round(m.served / max(m.seconds, 1e-9), 1),
         "p50_ms": round(pct(m.latencies, 0.5), 2),
@@ -1255,6 +1274,14 @@ def main() -> None:
         "by itself (make run, the image); websockets is the legacy one",
     )
     parser.add_argument(
+        "--client",
+        choices=("lean", "websockets"),
+        default="lean",
+        help="the simulated players' WebSocket client: lean (benchmarks/wsclient.py, a "
+        "bare asyncio protocol: the instrument takes less of the cores it shares with "
+        "the servers) or websockets (the library's asyncio client)",
+    )
+    parser.add_argument(
         "--max-tables-per-process",
         type=int,
         default=0,
@@ -1294,6 +1321,7 @@ def main() -> None:
     if args.max_cpu_demand is None:
         server_default = Settings.model_fields["max_cpu_demand"].default
         args.max_cpu_demand = server_default if args.ramp_seconds else 0.0
+    CLIENT[0] = args.client
     if args.callgrind:
         CALLGRIND.extend(callgrind_prefix(args.callgrind))
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
