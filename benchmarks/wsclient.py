@@ -181,6 +181,8 @@ class Socket(asyncio.Protocol):
             if not fin or len(payload) > 125:
                 return self._fail("a fragmented or oversized control frame")
             if opcode == OP_CLOSE:
+                if len(payload) == 1:  # a code is two bytes or absent
+                    return self._fail("a close frame with a one-byte payload")
                 self.close_code = struct.unpack("!H", payload[:2])[0] if payload else 1005
                 if not self.close_sent:
                     self._write(frame(OP_CLOSE, payload[:2]))

@@ -222,8 +222,16 @@ async def test_a_bad_handshake_is_refused(respond: Any, error: str) -> None:
         b"\x80\x02hi",  # a continuation of nothing
         b"\x83\x00",  # an unknown opcode
         b"\x09\x00",  # a fragmented ping
+        b"\x88\x01x",  # a close code of one byte
     ],
-    ids=["masked", "reserved bit", "stray continuation", "unknown opcode", "fragmented ping"],
+    ids=[
+        "masked",
+        "reserved bit",
+        "stray continuation",
+        "unknown opcode",
+        "fragmented ping",
+        "one-byte close code",
+    ],
 )
 async def test_a_frame_a_server_must_not_send_drops_the_connection(bad: bytes) -> None:
     server, url = await raw_server(lambda key: [accept(key), server_frame(b"ok"), bad])
