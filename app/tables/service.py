@@ -185,6 +185,12 @@ class TableService:
                     await follow_up(new_v)
                 except Exception:  # a follow-up must never undo a committed move
                     log.exception("follow-up failed on table %s", table_id)
+            try:
+                await self._schedule_bot(
+                    change.meta or meta, change.state if change.state is not None else state, new_v
+                )
+            except Exception:
+                log.exception("could not set the bot's move on table %s", table_id)
             return new_v, change
         raise AppError("table_busy", "The table is busy; try again.", 409)
 
@@ -294,8 +300,8 @@ class TableService:
         )
         if turn_passed:
             self._start_clock(meta, state, change)
-        else:  # the same turn goes on: its clock stands; a bot on turn plays on
-            change.after.append(lambda v: self._schedule_bot(meta, state, v))
+        # (else the same turn goes on and its clock stands; a bot on turn plays on, as
+        # after every commit: ``mutate``)
         return change
 
     def _deal_next(self, meta: TableMeta, state: State, change: Change) -> State:
@@ -331,10 +337,16 @@ class TableService:
         change.clock = deadline
         change.records.append({"k": "c", "seat": state.turn, "deadline": deadline})
         change.timers.append((turn_timer(meta.id, state, deadline), deadline))
-        change.after.append(lambda v: self._schedule_bot(meta, state, v))
 
-    async def _schedule_bot(self, meta: TableMeta, state: State, v: int) -> None:
-        """A bot (or a bot playing for an absent person) is on turn: move after a delay."""
+    async def _schedule_bot(self, meta: TableMeta, state: State | None, v: int) -> None:
+        """After every commit (``mutate``): a bot (or a bot playing for an absent person)
+        on turn moves after a delay. A bot's move is keyed by the version it was set at
+        and refused at any other, so EVERY record that moves the version on must set it
+        again, not only a move: a player shown away, a seat abandoned, an invitation
+        declined mid-game... else the bot on turn would stand still until its turn
+        clock ran out (and a table of bots and absentees would stall)."""
+        if meta.status != "playing" or state is None or state.phase not in (DRAW, PLAY):
+            return
         seat = meta.seats[state.turn]
         if seat is not None and (seat.bot or seat.abandoned):
             at = time.time() + self.bot_delay
@@ -472,11 +484,7 @@ class TableService:
                 meta=meta,
                 records=[table_record("seat_abandoned", meta), takeover_record(seat, reason)],
             )
-            # A bot's move is keyed by version and this record moves the version on, so
-            # it is set again whoever's turn it is (else a bot on turn would never move
-            # again and a table of bots and absentees would stall).
-            change.after.append(lambda v: self._schedule_bot(meta, state, v))
-            return change
+            return change  # (the bot on turn, this seat's now or another, moves on: mutate)
 
         v, _ = await self.mutate(table_id, decide)
         return v

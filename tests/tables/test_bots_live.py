@@ -18,12 +18,14 @@ from tests.tables.harness import Player, Server, archived_game, create_table, st
 from tests.tables.spy import check_totals, truth_from_archive
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def server(
     pg_url: str,
     own_redis: str,
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[Server]:
+    # Stopped after its test: it shares ``own_redis`` with ``paced_server`` and polls the
+    # same timers, and its bots, which wait 0 s, would play the paced tables' moves.
     procs = start_servers(1, pg_url, own_redis, tmp_path_factory.mktemp("bots"), **LONG)
     yield procs[0]
     procs[0].stop()
@@ -167,3 +169,44 @@ async def test_a_thinking_strong_bot_does_not_delay_other_tables(
     finally:
         await b.aclose()
         await busy.aclose()
+
+
+async def test_bots_play_on_when_a_seat_is_shown_away(paced_server: Server) -> None:
+    """Every record moves a table's version on, and a bot's move is keyed by the version
+    it was set at: a record that is not a move (here: the seat of a person who left and
+    closed the page is shown away) must set the bot's move again, or the bot on turn
+    stands still until its turn clock (300 s here) runs out. Both seats are bots' once
+    the person leaves, so the presence record always lands with a bot on turn."""
+    p, watcher = await Player.guest(paced_server.base), await Player.guest(paced_server.base)
+    try:
+        await p.connect(paced_server.ws_url)
+        await watcher.connect(paced_server.ws_url)
+        r = await p.http.post(
+            "/api/quickplay", json={"preset": "cerrado", "players": 2, "bots_after_seconds": 0}
+        )
+        assert r.status_code == 200, r.text
+        tid = str(r.json()["id"])
+        await p.watch(tid)
+        await p.until(lambda: p.tables[tid].status == "playing", timeout=10)
+        await watcher.watch(tid)
+        t = watcher.tables[tid]
+        assert (await p.http.post(f"/api/tables/{tid}/leave")).status_code == 200
+        await p.disconnect()
+
+        def shown_away() -> bool:
+            return any(
+                f["type"] == "event"
+                and f.get("table") == tid
+                and f["kind"] == "presence"
+                and f["event"]["connected"] is False
+                for f in watcher.frames
+            )
+
+        await watcher.until(lambda: shown_away() or t.over, timeout=10)
+        assert shown_away(), "the game ended before the seat was shown away"
+        v = t.v
+        # 0.1 s per bot move: ten more versions take about a second
+        await watcher.until(lambda: t.v >= v + 10 or t.over, timeout=20)
+    finally:
+        await p.aclose()
+        await watcher.aclose()
