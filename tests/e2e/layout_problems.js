@@ -21,6 +21,16 @@
     inside(b, `button ${b.id}`);
     if (b.getBoundingClientRect().height < 40) out.push(`button ${b.id} under 40 px`);
   });
+  // Every side's score is read whole, its name too (names of the test's length: a long
+  // name may give way, the score never).
+  const bar = document.querySelector('.scorebar');
+  document.querySelectorAll('.scorebar .side-score').forEach((s, i) => {
+    const name = s.querySelector('.side-name'), r = s.getBoundingClientRect();
+    const b = bar.getBoundingClientRect();
+    if (name && name.scrollWidth > name.clientWidth + 1) out.push(`score name ${i} cut: ${name.textContent}`);
+    if (r.right > b.right + 1 || r.bottom > b.bottom + 1 || !r.width) out.push(`score ${i} cut by its bar`);
+    inside(s, `score ${i}`);
+  });
   for (const sel of ['#stock', '#pile']) {
     const r = document.querySelector(sel).getBoundingClientRect();
     if (r.height < 44 || r.width < 44) out.push(`${sel} smaller than 44 px`);
