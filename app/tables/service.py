@@ -167,9 +167,13 @@ class TableService:
                     publish_state=change.state is not None
                     and not any(r["k"] == "g" for r in change.records),
                 )
-            except Conflict:
-                newer = self.cache.get(table_id)  # other records may have advanced it already
-                entry = newer if newer is not None and newer.v > v else None
+            except Conflict as conflict:
+                # The refusal says where the table is. The cache may have caught up with it
+                # meanwhile; if not, load it: an entry that is newer but still behind (the
+                # other commits' messages arriving one by one on a loaded process) would
+                # only lose the next race too, and eight such losses answer table_busy.
+                newer = self.cache.get(table_id)
+                entry = newer if newer is not None and newer.v >= conflict.args[0] else None
                 continue
             except Duplicate as dup:
                 change = Change(result={"duplicate": True})
