@@ -5,7 +5,6 @@ behind Redis."""
 from __future__ import annotations
 
 import secrets
-import time
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -14,30 +13,21 @@ import pytest
 from app.core.config import Settings
 from app.core.redis import create_redis
 from app.rules.state import State
-from app.tables.meta import Seat, TableMeta
+from app.tables.meta import TableMeta
 from app.tables.service import Change, TableService, table_record
 from app.tables.store import Conflict
+from tests.tables.test_cache import meta
 
 
 def new_meta() -> TableMeta:
-    return TableMeta(
-        id=f"R{secrets.token_hex(6)}",
-        name="n0",
-        host=1,
-        preset="cerrado",
-        rules={},
-        players=2,
-        bet=6000,
-        seats=[Seat(user_id=1, name="a"), None],
-        created_at=time.time(),
-    )
+    return meta("n0").model_copy(update={"id": f"R{secrets.token_hex(6)}"})
 
 
 def rename(name: str) -> Any:
-    def decide(v: int, meta: TableMeta, state: State | None) -> Change:
-        meta = meta.edit()
-        meta.name = name
-        return Change(meta=meta, records=[table_record("renamed", meta)])
+    def decide(v: int, current: TableMeta, state: State | None) -> Change:
+        renamed = current.edit()
+        renamed.name = name
+        return Change(meta=renamed, records=[table_record("renamed", renamed)])
 
     return decide
 
@@ -56,11 +46,11 @@ async def test_a_cache_catching_up_one_version_at_a_time_does_not_exhaust_the_re
     services: tuple[TableService, TableService],
 ) -> None:
     ours, other = services
-    meta = new_meta()
-    await ours.create(meta)
-    await ours.load(meta.id)  # cached at version 1
+    table = new_meta()
+    await ours.create(table)
+    await ours.load(table.id)  # cached at version 1
     for i in range(10):  # another process commits ten changes: Redis is at version 11
-        await other.mutate(meta.id, rename(f"other {i}"))
+        await other.mutate(table.id, rename(f"other {i}"))
 
     # As on a loaded process, the other commits' messages arrive one by one: each
     # refused commit finds the cache one version further on, still behind Redis.
@@ -72,12 +62,12 @@ async def test_a_cache_catching_up_one_version_at_a_time_does_not_exhaust_the_re
             return await real_commit(table_id, v, *a, **kw)
         except Conflict:
             refused.append(v)
-            ours.cache.put(table_id, v + 1, meta, None)
+            ours.cache.put(table_id, v + 1, table, None)
             raise
 
     ours.store.commit = commit_while_messages_trickle_in  # type: ignore[method-assign]
-    v, change = await ours.mutate(meta.id, rename("ours"))
+    v, change = await ours.mutate(table.id, rename("ours"))
     assert v == 12 and change.meta is not None and change.meta.name == "ours"
     assert refused == [1], "one refusal, then a decision on the table as Redis holds it"
-    _, stored, _ = await other.load(meta.id)
+    _, stored, _ = await other.load(table.id)
     assert stored.name == "ours"
