@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import secrets
 from typing import Any
 
@@ -115,5 +116,57 @@ async def test_a_commit_whose_connection_dies_half_way_is_applied_at_most_once(
             assert await store.commit(tid, 0, [record(1)], cid="once") == 1
         assert await store.seen(tid, "once") == 1
         assert [r["v"] for r in await store.full_log(tid)] == [1]
+    finally:
+        await close_redis(client)
+
+
+CLUSTER_URL = os.environ.get("BURACO_TEST_REDIS_CLUSTER_URL", "")
+
+
+@pytest.mark.skipif(not CLUSTER_URL, reason="runs on the local cluster .ci/run starts")
+async def test_on_a_cluster_the_timers_beside_a_commit_go_on_the_lean_lines() -> None:
+    """The timers set is another slot than the table's, so on a cluster its ZADDs go
+    beside the commit: on the lean line of each bucket's node, not redis-py's cluster
+    client; a stale map of slots (MOVED) sends them through redis-py, which follows."""
+    client: Any = create_redis(CLUSTER_URL)
+    try:
+        await client.initialize()
+        store = TableStore(client, buckets=8)
+        lines = lines_for(client)
+        assert lines is not None
+        keys: set[str] = set()
+        while len({lines.for_key(k) for k in keys}) < 2:  # timers on two nodes
+            tid = secrets.token_hex(6)
+            members = [f"turn|{tid}|1:0:1.5", f"finish|{secrets.token_hex(4)}|0"]
+            keys = {store.bucket(TIMERS_KEY, m) for m in members}
+        real_zadd, through_redis_py = client.zadd, []
+
+        def zadd(key: str, mapping: dict[str, float]) -> Any:
+            through_redis_py.append(key)
+            return real_zadd(key, mapping)
+
+        client.zadd = zadd
+        assert await store.commit(tid, 0, [record(1)], timers=[(m, 1.5) for m in members]) == 1
+        assert through_redis_py == []
+        for m in members:
+            assert await client.zscore(store.bucket(TIMERS_KEY, m), m) == 1.5
+        # a stale map: every key's line is a node that does not hold it
+        later = [(m, 2.5) for m in members]
+        real_for_key, nodes = lines.for_key, list(lines.by_node.values())
+
+        def wrong(key: str) -> Any:
+            right = real_for_key(key)
+            return next(line for line in nodes if line is not right)
+
+        lines.for_key = wrong  # type: ignore[method-assign]
+        try:
+            assert await store.commit(tid, 1, [record(2)], timers=later) == 2
+        finally:
+            lines.for_key = real_for_key  # type: ignore[method-assign]
+        assert sorted(through_redis_py) == sorted(keys)
+        for m in members:
+            assert await client.zscore(store.bucket(TIMERS_KEY, m), m) == 2.5
+        for key, m in zip([store.bucket(TIMERS_KEY, m) for m in members], members, strict=True):
+            await client.zrem(key, m)
     finally:
         await close_redis(client)
