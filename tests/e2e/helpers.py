@@ -142,19 +142,20 @@ def open_table(
     preset: str = "cerrado",
     rules: dict[str, Any] | None = None,
     name: str = "Mesa e2e",
+    target_score: int | None = None,
 ) -> str:
     """Open a table through the REST API (as the page's player, who sits at seat 0) and
     go to it; returns its id."""
     tid = page.evaluate(
-        """async ([name, players, preset, rules]) => {
+        """async ([name, players, preset, rules, target_score]) => {
           const r = await fetch('/api/tables', { method: 'POST',
             headers: { 'Content-Type': 'application/json' },
-            body: JSON.stringify({ name, players, preset, rules }) });
+            body: JSON.stringify({ name, players, preset, rules, target_score }) });
           const body = await r.json();
           if (!r.ok) throw new Error(JSON.stringify(body));
           return body.id;
         }""",
-        [name, players, preset, rules or {}],
+        [name, players, preset, rules or {}, target_score],
     )
     page.goto(f"/#/table/{tid}")
     return str(tid)

@@ -31,6 +31,12 @@
     if (r.right > b.right + 1 || r.bottom > b.bottom + 1 || !r.width) out.push(`score ${i} cut by its bar`);
     inside(s, `score ${i}`);
   });
+  const target = document.querySelector('.scorebar .muted');
+  if (target) {
+    const r = target.getBoundingClientRect(), b = bar.getBoundingClientRect();
+    if (target.scrollWidth > target.clientWidth + 1 || r.right > b.right + 1 || r.bottom > b.bottom + 1)
+      out.push(`target score cut: ${target.textContent}`);
+  }
   for (const sel of ['#stock', '#pile']) {
     const r = document.querySelector(sel).getBoundingClientRect();
     if (r.height < 44 || r.width < 44) out.push(`${sel} smaller than 44 px`);

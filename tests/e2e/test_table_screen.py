@@ -40,9 +40,15 @@ SETTLED = """() => document.getAnimations()
   .every((a) => a.effect.getTiming().iterations === Infinity || a.playState !== 'running')"""
 
 
-def bot_table(page: Any, players: int, preset: str = "cerrado", rules: dict | None = None) -> str:
+def bot_table(
+    page: Any,
+    players: int,
+    preset: str = "cerrado",
+    rules: dict | None = None,
+    target_score: int | None = None,
+) -> str:
     """A table of `players` opened through the REST API and filled with bots."""
-    tid = open_table(page, players, preset, rules or SHORT)
+    tid = open_table(page, players, preset, rules or SHORT, target_score=target_score)
     page.click("#add-bots")
     page.wait_for_selector("#hand .card")
     return tid
@@ -73,7 +79,7 @@ def test_one_screen_at_every_size_two_players(new_context, artifacts: Path) -> N
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     as_guest(page)
-    bot_table(page, 2)
+    bot_table(page, 2, target_score=3000)  # the head shows the target beside the scores
     wait_my_turn_or_end(page)
     check_sizes(page, artifacts, "2p-deal")
     page.set_viewport_size({"width": 390, "height": 844})
@@ -89,7 +95,7 @@ def test_four_players_partner_opposite_animated_within_budget(new_context, artif
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     as_guest(page)
-    bot_table(page, 4, "burraco", {**SHORT, "muertos": 0})
+    bot_table(page, 4, "burraco", {**SHORT, "muertos": 0}, target_score=3000)
     wait_my_turn_or_end(page)
     page.screenshot(path=str(artifacts / "table-4p-deal-laptop.png"))
     # Partner opposite (above the hand, centred), opponents left and right.
