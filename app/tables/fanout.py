@@ -30,6 +30,7 @@ from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
 
 from app.core import metrics
+from app.core.redissub import Subscriber
 from app.rules.ruleset import RuleSet, ruleset_from_dict
 from app.rules.serialize import event_from_dict
 from app.rules.views import redact, view_for
@@ -51,8 +52,11 @@ class Hub:
 
     def __init__(self, redis: Redis, service: TableService | None = None) -> None:
         self.redis = redis
-        self.pubsub: Any = redis.pubsub()
         self.sharded = is_cluster(redis)  # table channels are sharded ones
+        # The lean subscriber on plain TCP (app/core/redissub.py); redis-py's pub/sub
+        # for TLS, a Unix socket and the embedded fakeredis.
+        self.lean = Subscriber.for_client(redis, self._dispatch, self._lost)
+        self.pubsub: Any = redis.pubsub() if self.lean is None else None
         self.listeners: dict[str, set[Deliver]] = {}
         self.table_count = 0  # table channels among them (overload.py's cap reads it)
         self.task: asyncio.Task[None] | None = None
@@ -71,7 +75,8 @@ class Hub:
         self._read_timeout = 1.0 if type(redis).__module__.startswith("fakeredis") else None
 
     async def start(self) -> None:
-        self.task = asyncio.create_task(self._run(), name="hub")
+        if self.lean is None:
+            self.task = asyncio.create_task(self._run(), name="hub")
 
     async def _subscribe_private(self) -> None:
         """A private channel keeps the subscriber alive while nobody watches anything.
@@ -94,7 +99,10 @@ class Hub:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self.task
         with contextlib.suppress(Exception):
-            await self.pubsub.aclose()
+            if self.lean is not None:
+                await self.lean.close()
+            else:
+                await self.pubsub.aclose()
 
     async def add(self, channel: str, deliver: Deliver) -> None:
         async with self._lock:
@@ -104,7 +112,9 @@ class Hub:
             if first:
                 table = channel_table(channel) is not None
                 self.table_count += table
-                if self.sharded and table:
+                if self.lean is not None:
+                    await self.lean.subscribe(channel, sharded=self.sharded and table)
+                elif self.sharded and table:
                     await self.redis.initialize()  # the slots must be known
                     await self.pubsub.ssubscribe(channel)
                 else:
@@ -128,6 +138,9 @@ class Hub:
                 if self.service is not None and table_id is not None:
                     with contextlib.suppress(Exception):  # the last viewer here left
                         await schedule_idle_check(self.service, table_id)
+                if self.lean is not None:
+                    self.lean.unsubscribe(channel)
+                    return
                 sharded = self.sharded and table_id is not None
                 try:
                     if sharded:
@@ -185,7 +198,7 @@ class Hub:
             if message is None:
                 await asyncio.sleep(0.05)  # no subscription on this node yet
             elif message.get("type") == "smessage":
-                self._dispatch(message)
+                self._dispatch_message(message)
 
     async def _run_classic(self) -> None:
         while not self.stopping:
@@ -201,19 +214,34 @@ class Hub:
                 continue
             if message is None or message.get("type") not in ("message", "smessage"):
                 continue
-            self._dispatch(message)
+            self._dispatch_message(message)
 
-    def _dispatch(self, message: dict[str, Any]) -> None:
-        channel = message["channel"]
-        channel = channel.decode() if isinstance(channel, bytes) else channel
+    def _dispatch_message(self, message: dict[str, Any]) -> None:
+        """A message read by redis-py."""
+        channel, data = message["channel"], message["data"]
+        self._dispatch(
+            channel.decode() if isinstance(channel, bytes) else channel,
+            data.decode() if isinstance(data, bytes) else data,
+        )
+
+    def _lost(self, channels: set[str]) -> None:
+        """The lean subscriber lost a connection, and with it perhaps some messages of
+        these channels: the cached states of their tables are no longer known to be in
+        step, so the next message of each loads the table afresh."""
+        if self.table_cache is None:
+            return
+        for channel in channels:
+            table_id = channel_table(channel)
+            if table_id is not None:
+                self.table_cache.drop(table_id)
+
+    def _dispatch(self, channel: str, data: str) -> None:
         table = channel_table(channel) is not None
         if table:
             self.received[channel] += 1
         listeners = self.listeners.get(channel)
         if not listeners:
             return
-        data = message["data"]
-        data = data.decode() if isinstance(data, bytes) else data
         if table:  # records, then the meta and state when sent whole (store.py)
             data, _, rest = data.partition("\n")
             meta_raw, _, state_raw = rest.partition("\n")
