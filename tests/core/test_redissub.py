@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -16,6 +16,7 @@ import redis
 from app.core import redissub
 from app.core.redis import close_redis, create_redis
 from app.core.redissub import Subscriber
+from tests.tables import test_hub_outage
 from tests.tables.conftest import sync_client
 from tests.tables.test_events import until
 from tests.tables.test_hub_outage import RedisProcess
@@ -38,16 +39,7 @@ class Heard:
         return [d for c, d in self.messages if c == channel]
 
 
-@pytest.fixture
-def own_server() -> Iterator[RedisProcess]:
-    server = RedisProcess()
-    server.start()
-    try:
-        yield server
-    finally:
-        if server.proc is not None:
-            os.kill(server.proc.pid, signal.SIGCONT)
-        server.stop()
+own_server = test_hub_outage.own_server  # a redis-server of the test's own
 
 
 @pytest.fixture
@@ -55,6 +47,16 @@ async def client(own_server: RedisProcess) -> AsyncIterator[Any]:
     c = create_redis(own_server.url, timeout=0.5)
     yield c
     await close_redis(c)
+
+
+@pytest.fixture
+async def lean(client: Any) -> AsyncIterator[tuple[Subscriber, Heard]]:
+    """A subscriber of the test's own server, and what it heard."""
+    heard = Heard()
+    sub = Subscriber.for_client(client, heard.message, heard.gone)
+    assert sub is not None
+    yield sub, heard
+    await sub.close()
 
 
 def publish(port: int, channel: str, data: str, *, sharded: bool = False) -> int:
@@ -68,29 +70,24 @@ def numsub(port: int, channel: str) -> int:
 
 
 async def test_messages_arrive_in_order_and_stop_after_the_unsubscribe(
-    own_server: RedisProcess, client: Any
+    own_server: RedisProcess, lean: tuple[Subscriber, Heard]
 ) -> None:
-    heard = Heard()
-    sub = Subscriber.for_client(client, heard.message, heard.gone)
-    assert sub is not None
-    try:
-        await sub.subscribe("a")
-        await sub.subscribe("b")
-        await until(lambda: numsub(own_server.port, "a") == numsub(own_server.port, "b") == 1)
-        for i in range(200):
-            publish(own_server.port, "a" if i % 2 else "b", f'{{"n": {i}, "é": "ñ"}}')
-        await until(lambda: len(heard.messages) == 200)
-        assert heard.data("a") == [f'{{"n": {i}, "é": "ñ"}}' for i in range(1, 200, 2)]
-        assert heard.data("b") == [f'{{"n": {i}, "é": "ñ"}}' for i in range(0, 200, 2)]
+    sub, heard = lean
+    await sub.subscribe("a")
+    await sub.subscribe("b")
+    await until(lambda: numsub(own_server.port, "a") == numsub(own_server.port, "b") == 1)
+    for i in range(200):
+        publish(own_server.port, "a" if i % 2 else "b", f'{{"n": {i}, "é": "ñ"}}')
+    await until(lambda: len(heard.messages) == 200)
+    assert heard.data("a") == [f'{{"n": {i}, "é": "ñ"}}' for i in range(1, 200, 2)]
+    assert heard.data("b") == [f'{{"n": {i}, "é": "ñ"}}' for i in range(0, 200, 2)]
 
-        sub.unsubscribe("a")
-        await until(lambda: numsub(own_server.port, "a") == 0)
-        assert publish(own_server.port, "a", "late") == 0
-        publish(own_server.port, "b", "still")
-        await until(lambda: heard.data("b")[-1:] == ["still"])
-        assert "late" not in heard.data("a") and heard.lost == []
-    finally:
-        await sub.close()
+    sub.unsubscribe("a")
+    await until(lambda: numsub(own_server.port, "a") == 0)
+    assert publish(own_server.port, "a", "late") == 0
+    publish(own_server.port, "b", "still")
+    await until(lambda: heard.data("b")[-1:] == ["still"])
+    assert "late" not in heard.data("a") and heard.lost == []
 
 
 async def test_a_listener_that_fails_does_not_close_the_link(
@@ -117,52 +114,43 @@ async def test_a_listener_that_fails_does_not_close_the_link(
 
 
 async def test_a_restarted_server_gets_back_only_the_channels_still_wanted(
-    own_server: RedisProcess, client: Any
+    own_server: RedisProcess, lean: tuple[Subscriber, Heard]
 ) -> None:
-    heard = Heard()
-    sub = Subscriber.for_client(client, heard.message, heard.gone)
-    assert sub is not None
-    try:
-        await sub.subscribe("kept")
-        await sub.subscribe("left")
-        await until(lambda: numsub(own_server.port, "kept") == 1)
-        own_server.stop()
-        await until(lambda: heard.lost == [{"kept", "left"}])  # their messages may be lost
-        sub.unsubscribe("left")  # while Redis is down
-        await sub.subscribe("new")  # while Redis is down: subscribed once it is back
-        own_server.start()
-        await until(lambda: numsub(own_server.port, "kept") == numsub(own_server.port, "new") == 1)
-        assert numsub(own_server.port, "left") == 0
-        for channel in ("kept", "new", "left"):
-            publish(own_server.port, channel, channel)
-        await until(lambda: len(heard.messages) == 2)
-        assert sorted(heard.messages) == [("kept", "kept"), ("new", "new")]
-    finally:
-        await sub.close()
+    sub, heard = lean
+    await sub.subscribe("kept")
+    await sub.subscribe("left")
+    await until(lambda: numsub(own_server.port, "kept") == 1)
+    own_server.stop()
+    await until(lambda: heard.lost == [{"kept", "left"}])  # their messages may be lost
+    sub.unsubscribe("left")  # while Redis is down
+    await sub.subscribe("new")  # while Redis is down: subscribed once it is back
+    own_server.start()
+    await until(lambda: numsub(own_server.port, "kept") == numsub(own_server.port, "new") == 1)
+    assert numsub(own_server.port, "left") == 0
+    for channel in ("kept", "new", "left"):
+        publish(own_server.port, channel, channel)
+    await until(lambda: len(heard.messages) == 2)
+    assert sorted(heard.messages) == [("kept", "kept"), ("new", "new")]
 
 
 async def test_a_frozen_server_is_found_hung_and_left_for_a_new_connection(
-    own_server: RedisProcess, client: Any, monkeypatch: pytest.MonkeyPatch
+    own_server: RedisProcess, lean: tuple[Subscriber, Heard], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(redissub, "KEEPALIVE_SECONDS", 0.3)  # ping a silent link soon
     monkeypatch.setattr(redissub, "WATCH_SECONDS", 0.1)
-    heard = Heard()
-    sub = Subscriber.for_client(client, heard.message, heard.gone)
-    assert sub is not None and sub.timeout == 0.5
-    try:
-        await sub.subscribe("f")
-        await until(lambda: numsub(own_server.port, "f") == 1)
-        await asyncio.sleep(1.0)
-        assert heard.lost == []  # a quiet but live server answers the pings
-        assert own_server.proc is not None
-        os.kill(own_server.proc.pid, signal.SIGSTOP)  # the server hangs: nothing answers
-        await until(lambda: heard.lost == [{"f"}], timeout=5)
-        os.kill(own_server.proc.pid, signal.SIGCONT)
-        await until(lambda: sub.subscribed("f") and numsub(own_server.port, "f") == 1)
-        publish(own_server.port, "f", "again")
-        await until(lambda: heard.data("f") == ["again"])
-    finally:
-        await sub.close()
+    sub, heard = lean
+    assert sub.timeout == 0.5
+    await sub.subscribe("f")
+    await until(lambda: numsub(own_server.port, "f") == 1)
+    await asyncio.sleep(1.0)
+    assert heard.lost == []  # a quiet but live server answers the pings
+    assert own_server.proc is not None
+    os.kill(own_server.proc.pid, signal.SIGSTOP)  # the server hangs: nothing answers
+    await until(lambda: heard.lost == [{"f"}], timeout=5)
+    os.kill(own_server.proc.pid, signal.SIGCONT)
+    await until(lambda: sub.subscribed("f") and numsub(own_server.port, "f") == 1)
+    publish(own_server.port, "f", "again")
+    await until(lambda: heard.data("f") == ["again"])
 
 
 async def test_commands_it_cannot_use_are_left_to_redis_py() -> None:
