@@ -19,8 +19,8 @@ refusal of a subscription (a cluster's MOVED while the slot map is stale) re-pla
 channel after refreshing the map.
 
 A lost connection loses the messages sent meanwhile (pub/sub is at most once): its
-channels are handed to ``on_lost`` (the hub forgets those tables' cached states, so the
-next message of each reloads it) and subscribed again, on a new connection to the node
+channels are handed to ``on_lost`` (the hub forgets those tables' cached states, which
+are then loaded from Redis when next needed) and subscribed again, on a new connection to the node
 their slot is on now, retrying until Redis answers. A slot moved away from a node makes
 the server end its shard channels' subscriptions there (a SUNSUBSCRIBE nobody asked
 for); those are placed again the same way. A connection silent for
@@ -41,11 +41,11 @@ from collections.abc import Callable
 from typing import Any
 
 import hiredis
-from redis.asyncio import Redis, RedisCluster
-from redis.asyncio.connection import Connection
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from app.core.redisline import lines_for
 
 log = logging.getLogger("app.core.redissub")
 
@@ -213,34 +213,30 @@ class Subscriber:
         cls, client: Any, on_message: OnMessage, on_lost: OnLost | None = None
     ) -> Subscriber | None:
         """A subscriber for ``client`` when it speaks plain TCP to a server or a
-        cluster, else None (TLS, a Unix socket, the embedded fakeredis)."""
-        if type(client) is Redis:
-            pool = client.connection_pool
-            if pool.connection_class is not Connection:
-                return None  # TLS or a Unix socket
-            kw = pool.connection_kwargs
+        cluster, else None (TLS, a Unix socket, the embedded fakeredis): the commit's
+        lines decide that, and carry the address and credentials."""
+        lines = lines_for(client)
+        if lines is None:
+            return None
+        line = lines.single
+        if line is not None:
             return cls(
                 client,
                 on_message,
                 on_lost,
-                single=(str(kw.get("host", "localhost")), int(kw.get("port", 6379))),
-                username=kw.get("username"),
-                password=kw.get("password"),
-                timeout=float(kw.get("socket_timeout") or getattr(pool, "timeout", None) or 5.0),
+                single=(line.host, line.port),
+                username=line.username,
+                password=line.password,
+                timeout=line.timeout,
             )
-        if isinstance(client, RedisCluster):
-            kw = client.nodes_manager.connection_kwargs
-            if kw.get("connection_class", Connection) is not Connection or kw.get("ssl"):
-                return None  # TLS
-            return cls(
-                client,
-                on_message,
-                on_lost,
-                username=kw.get("username"),
-                password=kw.get("password"),
-                timeout=float(getattr(client, "_pool_timeout", 5.0) or 5.0),
-            )
-        return None
+        return cls(
+            client,
+            on_message,
+            on_lost,
+            username=lines.username,
+            password=lines.password,
+            timeout=lines.timeout,
+        )
 
     # -- the hub's side
 

@@ -227,7 +227,7 @@ class Hub:
     def _lost(self, channels: set[str]) -> None:
         """The lean subscriber lost a connection, and with it perhaps some messages of
         these channels: the cached states of their tables are no longer known to be in
-        step, so the next message of each loads the table afresh."""
+        step, so they are forgotten (and loaded from Redis when next needed)."""
         if self.table_cache is None:
             return
         for channel in channels:
