@@ -25,6 +25,7 @@ import orjson
 from redis.asyncio import Redis
 from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket
+from websockets.protocol import State
 
 from app.core.lean import Flag, ReceiveQueue
 from app.core.redis import as_text
@@ -156,13 +157,79 @@ def direct_text_sender(raw_send: Any) -> Any:
     if module == "uvicorn.protocols.websockets.websockets_impl":
         return send  # the legacy protocol's own send(text)
     if module == "uvicorn.protocols.websockets.websockets_sansio_impl":
-        # Its ASGI send, called without the layers above it: uvicorn still checks the
-        # socket's state, waits while the transport is paused and frames the text.
-        async def send_text(text: str) -> None:
-            await send({"type": "websocket.send", "text": text})
-
-        return send_text
+        return SansIOSender(proto, send)
     return None
+
+
+_OPEN = getattr(State, "OPEN", None)
+
+
+class SansIOSender:
+    """A text sender for uvicorn's sans-I/O protocol.
+
+    While the socket is open, its transport writable and nothing else queued
+    (``ready``), a frame is written at once: a final, unmasked text frame (RFC 6455,
+    section 5.2: 0x81, the length in 7, 16 or 64 bits, the UTF-8 bytes) in one
+    ``transport.write``. Those are the bytes the websockets library writes for it with
+    no extension negotiated (and none is: the servers run with
+    ``--ws-per-message-deflate false``), without the library's ``Frame`` object, its
+    checks and its buffer, nor uvicorn's message dict: about 2 µs less a frame, four
+    frames a move. Whenever any of that does not hold (an extension, a close under way,
+    a paused transport, bytes of the library's own waiting to be written, another
+    version of either library), the frame goes through the protocol's ASGI ``send``,
+    which waits, frames, or raises as it always did."""
+
+    __slots__ = ("proto", "conn", "send", "fast")
+
+    def __init__(self, proto: Any, send: Callable[[Any], Awaitable[None]]) -> None:
+        self.proto, self.send = proto, send
+        self.conn: Any = getattr(proto, "conn", None)
+        conn = self.conn
+        self.fast = (
+            _OPEN is not None
+            and conn is not None
+            and isinstance(getattr(conn, "writes", None), list)
+            and hasattr(conn, "extensions")
+            and hasattr(conn, "expect_continuation_frame")
+            and hasattr(proto, "writable")
+            and hasattr(proto, "close_sent")
+            and hasattr(proto, "disconnected")
+        )
+
+    def ready(self) -> bool:
+        """A frame written now goes straight to the transport, in order."""
+        proto, conn = self.proto, self.conn
+        return (
+            self.fast
+            and conn.state is _OPEN
+            and not conn.extensions
+            and not conn.writes
+            and not conn.expect_continuation_frame
+            and not proto.close_sent
+            and not proto.disconnected
+            and proto.writable.is_set()
+            and not proto.transport.is_closing()
+        )
+
+    def write(self, text: str) -> None:
+        """Write one frame now; only when ``ready`` said so, in the same callback."""
+        self.proto.transport.write(text_frame(text.encode()))
+
+    async def __call__(self, text: str) -> None:
+        if self.ready():
+            self.write(text)
+        else:
+            await self.send({"type": "websocket.send", "text": text})
+
+
+def text_frame(data: bytes) -> bytes:
+    """A server's text frame: final, unmasked, no extension (RFC 6455, section 5.2)."""
+    n = len(data)
+    if n < 126:
+        return bytes((0x81, n)) + data
+    if n < 65536:
+        return struct.pack("!BBH", 0x81, 126, n) + data
+    return struct.pack("!BBQ", 0x81, 127, n) + data
 
 
 def drop_handshake(raw_send: Any) -> None:

@@ -121,3 +121,108 @@ def test_the_request_headers_are_let_go_once_read() -> None:
     drop_request_headers(ws.scope)
     assert scope["headers"] == [] and list(ws.headers.raw) == []
     drop_request_headers({"type": "websocket"})  # no headers: nothing to do
+
+
+class _Transport:
+    """What the sender may touch of a transport: writes are recorded."""
+
+    def __init__(self) -> None:
+        self.written: list[bytes] = []
+        self.closing = False
+
+    def write(self, data: bytes) -> None:
+        self.written.append(bytes(data))
+
+    def is_closing(self) -> bool:
+        return self.closing
+
+
+def _open_sansio() -> tuple[Any, _Transport, list[dict[str, Any]]]:
+    """A sans-I/O protocol past its handshake, on a recording transport; its ASGI
+    ``send`` is recorded instead of run."""
+    from websockets.protocol import State
+    from websockets.server import ServerProtocol
+
+    proto: Any = WebSocketsSansIOProtocol.__new__(WebSocketsSansIOProtocol)
+    raw_send = proto.send
+    conn = ServerProtocol()
+    conn.state = State.OPEN
+    proto.conn, proto.transport = conn, _Transport()
+    proto.writable = Flag(asyncio.new_event_loop(), True)
+    proto.close_sent = proto.disconnected = False
+    sent: list[dict[str, Any]] = []
+
+    async def record(message: Any) -> None:
+        sent.append(message)
+
+    proto.send = record
+    proto.raw_send = raw_send
+    return proto, proto.transport, sent
+
+
+def _library_bytes(text: str) -> bytes:
+    """The bytes the websockets library writes for this text as a server."""
+    from websockets.protocol import State
+    from websockets.server import ServerProtocol
+
+    conn = ServerProtocol()
+    conn.state = State.OPEN
+    conn.send_text(text.encode())
+    return b"".join(conn.data_to_send())
+
+
+def test_an_open_socket_gets_the_librarys_exact_bytes_written_at_once() -> None:
+    """Every length class of RFC 6455 (7, 16 and 64 bits, and their edges), and text
+    beyond ASCII: the frame written is byte for byte the library's, in one write."""
+    proto, transport, sent = _open_sansio()
+    direct = direct_text_sender(proto.raw_send)
+    texts = ["", "a" * 125, "b" * 126, "ñ" * 40, "c" * 65535, "d" * 65536, "€" * 30000]
+    for text in texts:
+        asyncio.run(direct(text))
+    assert sent == []  # none went the slow way
+    assert transport.written == [_library_bytes(t) for t in texts]
+
+
+def test_anything_unusual_takes_the_protocols_own_send() -> None:
+    """An extension, a close under way, a paused or closing transport, the library's own
+    bytes still to be written, a socket gone: the frame goes through uvicorn's ``send``
+    (which waits, frames or raises), never straight to the transport."""
+    from websockets.protocol import State
+
+    def spoil_extension(p: Any) -> None:
+        p.conn.extensions = [object()]
+
+    def spoil_closing(p: Any) -> None:
+        p.conn.state = State.CLOSING
+
+    def spoil_pending(p: Any) -> None:
+        p.conn.send_ping(b"x")  # a ping the protocol has not written yet
+
+    def spoil_paused(p: Any) -> None:
+        p.writable.clear()
+
+    def spoil_transport(p: Any) -> None:
+        p.transport.closing = True
+
+    def spoil_close_sent(p: Any) -> None:
+        p.close_sent = True
+
+    def spoil_gone(p: Any) -> None:
+        p.disconnected = True
+
+    spoilers = [
+        spoil_extension,
+        spoil_closing,
+        spoil_pending,
+        spoil_paused,
+        spoil_transport,
+        spoil_close_sent,
+        spoil_gone,
+    ]
+    for spoil in spoilers:
+        proto, transport, sent = _open_sansio()
+        direct = direct_text_sender(proto.raw_send)
+        spoil(proto)
+        asyncio.run(direct("hello"))
+        assert transport.written == [], spoil.__name__
+        assert sent == [{"type": "websocket.send", "text": "hello"}], spoil.__name__
