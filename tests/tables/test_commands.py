@@ -8,6 +8,7 @@ import asyncio
 import contextlib
 from typing import Any
 
+import orjson
 import redis
 
 from app.tables.store import k_hash, k_stream
@@ -217,6 +218,105 @@ def test_the_pump_keeps_nothing_of_a_commit_while_it_waits_for_the_next() -> Non
         assert not conn.queue and conn._wake is not None  # handled; waiting for more
         gc.collect()
         assert gone() is None
+        pump.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await pump
+
+    asyncio.run(check())
+
+
+def test_an_idle_pump_is_not_woken_for_the_next_commit_of_its_table() -> None:
+    """While the pump waits with nothing queued, the hub writes the next commit of a
+    watched table itself, in order, and the pump stays asleep; whenever the pump could
+    be ahead of it (busy, items queued) or the frame is not the plain case (a gap, a
+    seat not yet counted present, a socket not writable now, a closing socket), the
+    commit is queued for the pump as before."""
+    from types import SimpleNamespace
+
+    from starlette.websockets import WebSocketState
+
+    from app.tables.connection import Connection
+    from app.tables.fanout import TableWatch
+    from app.tables.store import table_channel
+
+    class Sender:
+        def __init__(self) -> None:
+            self.open = True
+            self.written: list[str] = []
+
+        def ready(self) -> bool:
+            return self.open
+
+        def write(self, text: str) -> None:
+            self.written.append(text)
+
+    async def check() -> None:
+        hub = SimpleNamespace(table_cache=object())
+        ws = SimpleNamespace(application_state=WebSocketState.CONNECTED)
+        conn = Connection(ws, 7, "x", hub, SimpleNamespace(cache=None))  # type: ignore[arg-type]
+        sender = Sender()
+        conn._now = sender  # type: ignore[assignment]
+        watch = TableWatch("t1", 7)
+        watch.seat, watch.present, watch.last_v = 0, True, 12
+        conn.watches["t1"] = watch
+        channel = table_channel("t1")
+
+        async def parked() -> asyncio.Future[None]:
+            """Take back what was queued and let the pump wait again."""
+            conn.queue.clear()
+            for _ in range(3):
+                await asyncio.sleep(0)
+            assert conn._wake is not None and not conn._wake.done()
+            return conn._wake
+
+        def commit(*vs: int) -> dict[str, Any]:
+            return {"t": "t1", "records": [{"k": "c", "v": v, "seat": 1} for v in vs]}
+
+        conn.deliver(channel, commit(13))  # the pump has not parked yet: queued
+        assert len(conn.queue) == 1 and not sender.written
+        conn.queue.clear()
+        pump = asyncio.ensure_future(conn._pump())
+        await asyncio.sleep(0)
+        wake = conn._wake
+        assert wake is not None and not wake.done()
+
+        conn.deliver(channel, commit(13))
+        conn.deliver(channel, commit(14, 15))
+        assert [orjson.loads(t)["type"] for t in sender.written] == ["event", "batch"]
+        assert watch.last_v == 15 and not conn.queue
+        assert conn._wake is wake and not wake.done()  # the pump slept through both
+
+        conn.deliver(channel, commit(17))  # a gap: the pump fills it from the stream
+        assert len(conn.queue) == 1 and len(sender.written) == 2
+        wake = await parked()
+
+        sender.open = False  # paused transport
+        conn.deliver(channel, commit(16))
+        assert len(conn.queue) == 1
+        wake = await parked()
+        sender.open = True
+
+        watch.present = False  # the pump must count this seat present
+        conn.deliver(channel, commit(16))
+        assert len(conn.queue) == 1
+        wake = await parked()
+        watch.present = True
+
+        conn.queue.append(("frame", {"type": "x"}))  # something already waiting
+        conn.deliver(channel, commit(16))
+        assert len(conn.queue) == 2
+        wake = await parked()
+
+        conn.closing = True
+        conn.deliver(channel, commit(16))
+        assert len(conn.queue) == 1
+        conn.closing = False
+        wake = await parked()
+
+        conn.deliver(channel, commit(16))  # the plain case again: written
+        assert len(sender.written) == 3 and watch.last_v == 16 and not conn.queue
+        assert not wake.done()
+
         pump.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await pump
