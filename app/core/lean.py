@@ -11,6 +11,7 @@ accepted."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
 Waiters = list[asyncio.Future[None]] | None  # None while nobody waits
@@ -42,12 +43,15 @@ class ReceiveQueue:
     """An unbounded FIFO queue, as ``asyncio.Queue(maxsize=0)``: ``put_nowait``, ``get``,
     ``get_nowait``, ``empty``, ``qsize``. Getters are served in the order they came."""
 
-    __slots__ = ("_items", "_loop", "_getters")
+    __slots__ = ("_items", "_loop", "_getters", "sink")
 
     def __init__(self, loop: asyncio.AbstractEventLoop, items: list[Any] | None = None) -> None:
         self._loop = loop
         self._items: list[Any] | None = items or None
         self._getters: Waiters = None
+        # Offered each item while a getter waits and nothing is queued ahead of it; an
+        # item the sink takes (it returns True) is its, and the getter sleeps on.
+        self.sink: Callable[[Any], bool] | None = None
 
     def qsize(self) -> int:
         return len(self._items) if self._items else 0
@@ -56,6 +60,9 @@ class ReceiveQueue:
         return not self._items
 
     def put_nowait(self, item: Any) -> None:
+        sink = self.sink
+        if sink is not None and self._getters and self._items is None and sink(item):
+            return
         if self._items is None:
             self._items = [item]
         else:

@@ -214,9 +214,12 @@ class Connection:
         await presence.mark_online(self.svc.redis, self.user_id, self.svc.settings.redis_buckets)
         self.send({"type": "hello", "user": {"id": self.user_id, "name": self.name}})
         pump = asyncio.create_task(self._pump())
+        taken = sockets.take_receives(self.session.raw_send, self._take)
         try:
             await self._read_until_ended()
         finally:
+            if taken is not None:
+                taken.sink = None
             if expiry is not None:
                 expiry.cancel()
             if self.closing:  # let the pump write what it owes (e.g. rate_limited), then close
@@ -304,12 +307,35 @@ class Connection:
             self._enqueue(("msg", text))
 
     def _allow(self) -> bool:
-        now = time.monotonic()
-        self.tokens = min(RATE_PER_SECOND, self.tokens + (now - self.stamp) * RATE_PER_SECOND)
-        self.stamp = now
+        self._refill()
         if self.tokens < 1:
             return False
         self.tokens -= 1
+        return True
+
+    def _refill(self) -> None:
+        now = time.monotonic()
+        self.tokens = min(RATE_PER_SECOND, self.tokens + (now - self.stamp) * RATE_PER_SECOND)
+        self.stamp = now
+
+    def _take(self, message: Any) -> bool:
+        """The reader's work for the common message, done in the protocol's callback
+        while the reader waits (``sockets.take_receives``): a text frame plainly within
+        the size limit, from a client within its rate, on a socket that is not closing,
+        goes to the pump as the reader would send it. Anything else (binary, a frame
+        that may be too large, a refusal for rate, a close, a disconnect) is declined
+        before anything changes, and the reader handles it as before."""
+        if type(message) is not dict or message.get("type") != "websocket.receive":
+            return False
+        text = message.get("text")
+        if type(text) is not str or len(text) * 4 > MAX_FRAME_BYTES or self.closed or self.closing:
+            return False
+        self._refill()
+        if self.tokens < 1 or len(self.queue) >= MAX_QUEUE:
+            return False
+        self.tokens -= 1
+        self.refused = 0
+        self.push(("msg", text))
         return True
 
     async def _close(self, code: int) -> None:

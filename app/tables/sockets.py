@@ -269,6 +269,35 @@ def drop_handshake(raw_send: Any) -> None:
             proto.__dict__ = dict(proto.__dict__)
 
 
+def take_receives(raw_send: Any, sink: Callable[[Any], bool]) -> ReceiveQueue | None:
+    """Have ``sink`` offered each message uvicorn's sans-I/O protocol receives while the
+    socket's reader waits with nothing queued (the lean receive queue ``drop_handshake``
+    put in), in the protocol's own callback: a message it takes never wakes the reader
+    nor climbs back up Starlette's ``receive``. What it declines is queued for the
+    reader as before, and so is everything after it until the reader has caught up, so
+    the order holds. Returns the queue (whose ``sink`` the caller sets back to None when
+    done), or None when the socket has no lean queue (another server).
+
+    uvicorn pauses reading after each message it queues, and resumes when the reader
+    takes the last one; a message the sink took is never read from the queue, so the
+    protocol is told its reading is already paused and leaves it running. The sink's
+    own work is bounded (the connection's queue and rate limit), and the protocol puts
+    its flag right again the next time the reader does read."""
+    proto: Any = getattr(raw_send, "__self__", None)
+    queue = getattr(proto, "queue", None)
+    if not isinstance(queue, ReceiveQueue) or not hasattr(proto, "read_paused"):
+        return None
+
+    def offer(message: Any) -> bool:
+        if sink(message):
+            proto.read_paused = True  # nothing to pause for: see above
+            return True
+        return False
+
+    queue.sink = offer
+    return queue
+
+
 def _lean_queue(queue: Any, loop: asyncio.AbstractEventLoop) -> ReceiveQueue | None:
     """The lean copy of an unbounded asyncio.Queue nobody waits on, or None."""
     if type(queue) is not asyncio.Queue or queue.maxsize > 0:
