@@ -1,8 +1,9 @@
 """Server load benchmark:
 ``python benchmarks/load.py --tables K --processes P --seconds S``.
 
-Starts its own Redis (``redis-server`` on a free port, never a shared one; or
-``--redis-url``, e.g. a ``redis+cluster://`` URL, which it never flushes), P uvicorn
+Starts its own Redis (``redis-server`` on a free port, never a shared one; or, with
+``--redis-cluster 3``, a fresh local cluster of three masters; or ``--redis-url``, e.g. a
+``redis+cluster://`` URL, which it never flushes), P uvicorn
 processes (uvloop, a Postgres database it creates and migrates), seats 4 scripted
 players at each of K tables (4K WebSockets, spread over the processes) and has each
 table play one move a second for S seconds. Hands are real: 11 cards and 11-card
@@ -203,6 +204,86 @@ def start_redis(log_dir: Path) -> tuple[subprocess.Popen[bytes], str, Path]:
                 return proc, url, workdir
         time.sleep(0.05)
     raise RuntimeError("redis-server did not start")
+
+
+def cluster_ports(n: int) -> list[int]:
+    """``n`` ports free on 127.0.0.1 together with their cluster-bus ports (+10000)."""
+    ports: list[int] = []
+    rng = random.Random()
+    while len(ports) < n:
+        port = rng.randrange(20000, 30000)
+        if port in ports:
+            continue
+        try:
+            for p in (port, port + 10000):
+                with socket.socket() as s:
+                    s.bind(("127.0.0.1", p))
+        except OSError:
+            continue
+        ports.append(port)
+    return ports
+
+
+def start_cluster(log_dir: Path, masters: int) -> tuple[list[subprocess.Popen[bytes]], str, Path]:
+    """A private Redis Cluster of ``masters`` masters (no replicas) on free ports, no
+    persistence, made fresh for this run: a cluster that earlier runs left their tables,
+    timers and dead processes' registrations in would have this run's servers sweep and
+    play those (none of them measured, all of them load)."""
+    binary, cli = shutil.which("redis-server"), shutil.which("redis-cli")
+    if binary is None or cli is None:
+        raise SystemExit("redis-server and redis-cli are needed; pass --redis-url")
+    workdir = Path(tempfile.mkdtemp(prefix="buraco-load-cluster-"))
+    ports = cluster_ports(masters)
+    procs = [
+        subprocess.Popen(
+            [
+                binary,
+                "--port",
+                str(port),
+                "--bind",
+                "127.0.0.1",
+                "--cluster-enabled",
+                "yes",
+                "--cluster-config-file",
+                str(workdir / f"nodes-{port}.conf"),
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                str(workdir),
+                "--maxclients",
+                "20000",
+            ],
+            stdout=(log_dir / f"redis-{port}.log").open("wb"),
+            stderr=subprocess.STDOUT,
+        )
+        for port in ports
+    ]
+    try:
+        for port in ports:
+            for _ in range(100):
+                with contextlib.suppress(redis.ConnectionError):
+                    if redis.Redis(port=port).ping():
+                        break
+                time.sleep(0.05)
+        nodes = [f"127.0.0.1:{port}" for port in ports]
+        subprocess.run(
+            [cli, "--cluster", "create", *nodes, "--cluster-replicas", "0", "--cluster-yes"],
+            check=True,
+            stdout=(log_dir / "cluster-create.log").open("wb"),
+            stderr=subprocess.STDOUT,
+        )
+        for _ in range(200):
+            infos = [redis.Redis(port=port).cluster("info") for port in ports]
+            if all(str(i.get("cluster_state")) == "ok" for i in infos):
+                return procs, "redis+cluster://" + ",".join(nodes), workdir
+            time.sleep(0.05)
+        raise RuntimeError("the cluster did not come up")
+    except BaseException:
+        stop(procs)
+        shutil.rmtree(workdir, ignore_errors=True)
+        raise
 
 
 # ---------------------------------------------------------------- services
@@ -1002,7 +1083,10 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     owned: list[subprocess.Popen[bytes]] = []
     redis_dir: Path | None = None
     redis_url = args.redis_url
-    if not redis_url:
+    if args.redis_cluster:
+        cluster_procs, redis_url, redis_dir = start_cluster(log_dir, args.redis_cluster)
+        owned.extend(cluster_procs)
+    elif not redis_url:
         redis_proc, redis_url, redis_dir = start_redis(log_dir)
         owned.append(redis_proc)
     try:
@@ -1249,6 +1333,14 @@ def main() -> None:
         "--redis-url",
         default="",
         help="a Redis (or redis+cluster://) to use instead of starting one; never flushed",
+    )
+    parser.add_argument(
+        "--redis-cluster",
+        type=int,
+        default=0,
+        metavar="MASTERS",
+        help="start a fresh local Redis Cluster of this many masters for the run (3 for "
+        "the issue's figures) and remove it after",
     )
     parser.add_argument(
         "--pg-admin-url", default="postgresql+asyncpg://postgres@127.0.0.1:5432/postgres"
