@@ -1,4 +1,10 @@
-"""One WebSocket connection: parse, rate-limit, dispatch; one pump writes every frame."""
+"""One WebSocket connection: parse, rate-limit, dispatch; one pump writes the frames.
+
+Two common cases skip a task switch, each only when nothing can be ahead of it: a
+plain text message goes to the pump from the protocol's callback while the reader waits
+(``_take``), and the next commit of a watched table is written by the hub's callback
+while the pump waits with nothing queued (``_write_now``). Everything else goes the
+long way, in order."""
 
 from __future__ import annotations
 
@@ -365,7 +371,7 @@ class Connection:
         elif frames:
             await self._write({"type": "batch", "frames": frames})
 
-    # -- the pump: the only writer
+    # -- the pump: the only writer but for ``_write_now``, which runs while it waits
 
     async def _pump(self) -> None:
         queue = self.queue

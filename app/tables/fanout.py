@@ -11,7 +11,9 @@ the records into the frames its viewer may see; the frames of one commit are bui
 encoded once per viewer kind (each seat, and spectators) and the same text goes to every
 socket of that kind (``shared_frames``). The pump keeps versions contiguous (a gap is
 filled from the stream, or replaced by a fresh snapshot) and is the only task that
-writes to its socket.
+writes to its socket; the one exception is the common case of a socket whose pump waits
+with nothing queued, whose next commit the hub writes itself, in this callback, since
+nothing can be ahead of it (``Connection._write_now``).
 """
 
 from __future__ import annotations
