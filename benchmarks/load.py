@@ -171,6 +171,18 @@ class RedisNodes:
         return calls
 
 
+def redis_server(
+    binary: str, port: int, workdir: Path, log: Path, *extra: str
+) -> subprocess.Popen[bytes]:
+    """A redis-server on 127.0.0.1:``port``, keeping nothing on disk."""
+    return subprocess.Popen(
+        [binary, "--port", str(port), "--bind", "127.0.0.1", *extra]
+        + ["--save", "", "--appendonly", "no", "--dir", str(workdir), "--maxclients", "20000"],
+        stdout=log.open("wb"),
+        stderr=subprocess.STDOUT,
+    )
+
+
 def start_redis(log_dir: Path) -> tuple[subprocess.Popen[bytes], str, Path]:
     """A private redis-server on a free port, no persistence: the run owns all of it."""
     binary = shutil.which("redis-server")
@@ -178,25 +190,7 @@ def start_redis(log_dir: Path) -> tuple[subprocess.Popen[bytes], str, Path]:
         raise SystemExit("redis-server is not installed; pass --redis-url")
     port = free_port()
     workdir = Path(tempfile.mkdtemp(prefix="buraco-load-redis-"))
-    proc = subprocess.Popen(
-        [
-            binary,
-            "--port",
-            str(port),
-            "--bind",
-            "127.0.0.1",
-            "--save",
-            "",
-            "--appendonly",
-            "no",
-            "--dir",
-            str(workdir),
-            "--maxclients",
-            "20000",
-        ],
-        stdout=(log_dir / "redis.log").open("wb"),
-        stderr=subprocess.STDOUT,
-    )
+    proc = redis_server(binary, port, workdir, log_dir / "redis.log")
     url = f"redis://127.0.0.1:{port}/0"
     for _ in range(100):
         with contextlib.suppress(redis.ConnectionError):
@@ -235,28 +229,15 @@ def start_cluster(log_dir: Path, masters: int) -> tuple[list[subprocess.Popen[by
     workdir = Path(tempfile.mkdtemp(prefix="buraco-load-cluster-"))
     ports = cluster_ports(masters)
     procs = [
-        subprocess.Popen(
-            [
-                binary,
-                "--port",
-                str(port),
-                "--bind",
-                "127.0.0.1",
-                "--cluster-enabled",
-                "yes",
-                "--cluster-config-file",
-                str(workdir / f"nodes-{port}.conf"),
-                "--save",
-                "",
-                "--appendonly",
-                "no",
-                "--dir",
-                str(workdir),
-                "--maxclients",
-                "20000",
-            ],
-            stdout=(log_dir / f"redis-{port}.log").open("wb"),
-            stderr=subprocess.STDOUT,
+        redis_server(
+            binary,
+            port,
+            workdir,
+            log_dir / f"redis-{port}.log",
+            "--cluster-enabled",
+            "yes",
+            "--cluster-config-file",
+            str(workdir / f"nodes-{port}.conf"),
         )
         for port in ports
     ]
