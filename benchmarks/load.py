@@ -25,7 +25,11 @@ other load hits both alike. It measures, per system:
   the percentiles (never dropped) and as a failure;
 - server CPU per move, Redis CPU per move (INFO used_cpu_* over the window), resident
   memory per server process;
-- Redis commands per move, lost or duplicated updates (contiguous versions per socket).
+- Redis commands per move, lost or duplicated updates (contiguous versions per socket);
+- the p99 of each window apart, and how many cores the whole machine kept busy during
+  each system's windows (``/proc/stat``: this benchmark, the kernel's loopback network
+  and anything else running) with the share stolen by the hypervisor, so a run's tail
+  can be told apart from the machine it ran on.
 
 The client runs in this process on the same 2 cores, on a lean WebSocket client
 (benchmarks/wsclient.py; ``--client websockets`` for the library's); it prints its own
@@ -93,6 +97,20 @@ def cpu_seconds(pid: int) -> float:
     with open(f"/proc/{pid}/stat") as f:
         fields = f.read().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def machine_jiffies() -> tuple[int, int]:
+    """(busy, stolen) clock ticks of all CPUs since boot (``/proc/stat``; (0, 0) where
+    there is none). Busy is user, nice, system, irq and softirq; idle and iowait are
+    not; steal is time the hypervisor gave another guest while this one had work."""
+    try:
+        with open("/proc/stat") as f:
+            user, nice, system, _idle, _iowait, irq, softirq, steal = (
+                int(x) for x in f.readline().split()[1:9]
+            )
+    except (OSError, ValueError):
+        return 0, 0
+    return user + nice + system + irq + softirq, steal
 
 
 def rss_mib(pid: int) -> float:
@@ -446,6 +464,9 @@ class Stats:
         self.calls: Counter[str] = Counter()  # Redis commands by name
         self.instructions = 0  # with --callgrind
         self.idle_rate = 0.0  # instructions per second with no moves (--callgrind)
+        self.window_p99: list[float] = []  # ms, one per measured window
+        self.machine_busy = 0.0  # CPU seconds the whole machine spent busy in the windows
+        self.machine_steal = 0.0  # CPU seconds stolen by the hypervisor in the windows
 
     def failed(self, code: str, timeout: float, counted: bool) -> None:
         if counted:
@@ -1005,10 +1026,16 @@ async def window(
     for p in pids if CALLGRIND else ():
         callgrind(p, "-z")
         callgrind(p, "-i", "on")
+    first = len(system.latencies)
+    busy0, steal0 = machine_jiffies()
     system.measuring = True
     t0 = time.perf_counter()
     await asyncio.sleep(seconds)
     system.measuring = False
+    busy1, steal1 = machine_jiffies()
+    tick = os.sysconf("SC_CLK_TCK")
+    system.machine_busy += (busy1 - busy0) / tick
+    system.machine_steal += (steal1 - steal0) / tick
     for p in pids if CALLGRIND else ():
         system.instructions += instructions(p)
         callgrind(p, "-i", "off")
@@ -1018,6 +1045,8 @@ async def window(
     system.commands += nodes.commands() - cmd0
     system.calls += nodes.commandstats() - calls0
     await task  # the moves in flight finish (uncounted) before the other system starts
+    # every move offered in this window has its latency now (served or failed)
+    system.window_p99.append(pct(system.latencies[first:], 0.99))
 
 
 def app_env(
@@ -1242,6 +1271,15 @@ def summary(
         f"load average {os.getloadavg()[0]:.2f}; RSS per process {rss}",
         flush=True,
     )
+    busy, base_busy = m.machine_busy / max(m.seconds, 1e-9), b.machine_busy / max(b.seconds, 1e-9)
+    steal = (m.machine_steal + b.machine_steal) / max(elapsed * (os.cpu_count() or 1), 1e-9)
+    print(
+        f"p99 by window (ms): server {[round(x, 1) for x in m.window_p99]}, baseline "
+        f"{[round(x, 1) for x in b.window_p99]}; machine busy {busy:.2f} of "
+        f"{os.cpu_count()} cores in the server's windows, {base_busy:.2f} in the "
+        f"baseline's; stolen {steal:.1%}",
+        flush=True,
+    )
     return {
         "tables": playing,
         "tables_offered": args.tables,
@@ -1281,6 +1319,11 @@ def summary(
         "failures": sum(m.errors.values()),
         "client_cpu_share": round(client_cpu / max(elapsed, 1e-9), 2),
         "load_average": round(os.getloadavg()[0], 2),
+        "p99_ms_windows": [round(x, 2) for x in m.window_p99],
+        "baseline_p99_ms_windows": [round(x, 2) for x in b.window_p99],
+        "machine_busy_cores": round(busy, 2),
+        "baseline_machine_busy_cores": round(base_busy, 2),
+        "steal_share": round(steal, 4),
         **(instruction_figures(m, b) if CALLGRIND else {}),
     }
 

@@ -1,0 +1,82 @@
+"""``benchmarks/load.py`` reports each measured window's p99 apart and how busy the whole
+machine was while each system played, so that a run's tail can be told apart from the
+machine it ran on (docs/architecture.md, session 16). A real run: its own redis-server,
+real uvicorn servers, the real Postgres. No figure is asserted, only that the figures
+are there, one per window, and consistent with the run's own totals."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+from load import machine_jiffies, pct  # noqa: E402
+
+
+def test_the_whole_run_p99_lies_between_its_windows_p99() -> None:
+    """Why the per-window figures bound the run's: for the benchmark's percentile, the
+    p99 of a union of windows is never outside the range of the windows' own p99."""
+    import random
+
+    rng = random.Random(16)
+    for _ in range(500):
+        windows = [
+            [rng.expovariate(1 / rng.uniform(1, 20)) for _ in range(rng.randint(1, 300))]
+            for _ in range(rng.randint(1, 5))
+        ]
+        each = [pct(w, 0.99) for w in windows]
+        whole = pct([x for w in windows for x in w], 0.99)
+        assert min(each) <= whole <= max(each)
+
+
+def test_the_machine_counters_grow_with_work() -> None:
+    busy0, steal0 = machine_jiffies()
+    deadline = os.times().elapsed + 0.3
+    n = 0
+    while os.times().elapsed < deadline:  # keep one core busy for 0.3 s
+        n += 1
+    busy1, steal1 = machine_jiffies()
+    tick = os.sysconf("SC_CLK_TCK")
+    assert (busy1 - busy0) / tick >= 0.2  # at least most of the busy loop was counted
+    assert steal1 >= steal0 >= 0
+
+
+@pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server")
+def test_a_run_reports_each_window_and_the_machine(pg_url: str, tmp_path: Path) -> None:
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+    admin = pg_url.rsplit("/", 1)[0] + "/postgres"
+    run = subprocess.run(
+        [
+            sys.executable,
+            str(REPO / "benchmarks" / "load.py"),
+            *("--tables", "2", "--seconds", "4", "--rounds", "2", "--hand-size", "5"),
+            *("--pg-admin-url", admin, "--database", f"buraco_load_w_{worker}"),
+            *("--log-dir", str(tmp_path)),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=REPO,
+    )
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    lines = run.stdout.strip().splitlines()
+    summary = json.loads(lines[-1])
+    assert summary["served_ratio"] == 1.0, summary
+    assert summary["lost"] == summary["duplicated"] == summary["failures"] == 0, summary
+    for system in ("", "baseline_"):
+        windows = summary[f"{system}p99_ms_windows"]
+        assert len(windows) == 2, summary  # one per round
+        assert all(w > 0 for w in windows), summary
+        assert min(windows) <= summary[f"{system}p99_ms"] <= max(windows), summary
+        # the benchmark itself ran on this machine the whole time: something was busy
+        assert 0 < summary[f"{system}machine_busy_cores"] <= (os.cpu_count() or 1), summary
+    assert 0 <= summary["steal_share"] <= 1, summary
+    assert any(line.startswith("p99 by window (ms): server [") for line in lines), lines
