@@ -7,18 +7,14 @@ every move with nothing lost and that its cluster is gone afterwards."""
 
 from __future__ import annotations
 
-import json
-import os
 import shutil
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
 import pytest
 import redis
 
-REPO = Path(__file__).resolve().parents[2]
+from tests.ops.loadrun import run_load
 
 
 def _cluster_dirs() -> set[str]:
@@ -38,26 +34,12 @@ def _answers(port: int) -> bool:
 )
 def test_a_cluster_run_plays_on_a_fresh_cluster_and_removes_it(pg_url: str, tmp_path: Path) -> None:
     dirs = _cluster_dirs()
-    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
-    admin = pg_url.rsplit("/", 1)[0] + "/postgres"
-    run = subprocess.run(
-        [
-            sys.executable,
-            str(REPO / "benchmarks" / "load.py"),
-            *("--tables", "2", "--seconds", "3", "--hand-size", "5"),
-            *("--redis-cluster", "3", "--pg-admin-url", admin),
-            *("--database", f"buraco_load_{worker}", "--log-dir", str(tmp_path)),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=REPO,
+    summary, _ = run_load(
+        pg_url,
+        tmp_path,
+        "buraco_load",
+        *("--tables", "2", "--seconds", "3", "--hand-size", "5", "--redis-cluster", "3"),
     )
-    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
-    summary = json.loads(run.stdout.strip().splitlines()[-1])
-    assert summary["served_ratio"] == 1.0, summary
-    assert summary["lost"] == summary["duplicated"] == summary["failures"] == 0, summary
-    assert summary["baseline_errors"] == 0, summary
     assert summary["redis_cpu_us_per_move"] > 0, summary  # INFO read from its masters
     created = (tmp_path / "cluster-create.log").read_text()
     assert "[OK] All 16384 slots covered" in created, created

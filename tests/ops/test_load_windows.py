@@ -6,16 +6,16 @@ are there, one per window, and consistent with the run's own totals."""
 
 from __future__ import annotations
 
-import json
 import os
+import random
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+from tests.ops.loadrun import REPO, run_load
+
 sys.path.insert(0, str(REPO / "benchmarks"))
 
 from load import machine_jiffies, pct  # noqa: E402
@@ -24,8 +24,6 @@ from load import machine_jiffies, pct  # noqa: E402
 def test_the_whole_run_p99_lies_between_its_windows_p99() -> None:
     """Why the per-window figures bound the run's: for the benchmark's percentile, the
     p99 of a union of windows is never outside the range of the windows' own p99."""
-    import random
-
     rng = random.Random(16)
     for _ in range(500):
         windows = [
@@ -51,26 +49,12 @@ def test_the_machine_counters_grow_with_work() -> None:
 
 @pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server")
 def test_a_run_reports_each_window_and_the_machine(pg_url: str, tmp_path: Path) -> None:
-    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
-    admin = pg_url.rsplit("/", 1)[0] + "/postgres"
-    run = subprocess.run(
-        [
-            sys.executable,
-            str(REPO / "benchmarks" / "load.py"),
-            *("--tables", "2", "--seconds", "4", "--rounds", "2", "--hand-size", "5"),
-            *("--pg-admin-url", admin, "--database", f"buraco_load_w_{worker}"),
-            *("--log-dir", str(tmp_path)),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=REPO,
+    summary, lines = run_load(
+        pg_url,
+        tmp_path,
+        "buraco_load_w",
+        *("--tables", "2", "--seconds", "4", "--rounds", "2", "--hand-size", "5"),
     )
-    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
-    lines = run.stdout.strip().splitlines()
-    summary = json.loads(lines[-1])
-    assert summary["served_ratio"] == 1.0, summary
-    assert summary["lost"] == summary["duplicated"] == summary["failures"] == 0, summary
     for system in ("", "baseline_"):
         windows = summary[f"{system}p99_ms_windows"]
         assert len(windows) == 2, summary  # one per round
