@@ -130,7 +130,6 @@ def rss_mib(pid: int) -> float:
 # the ZADD goes beside the EVALSHA).
 NOT_ROUND_TRIPS = {
     "hset",
-    "xadd",
     "rpush",
     "expire",
     "publish",

@@ -454,7 +454,7 @@ class Connection:
 
     async def _fill_gap(self, watch: TableWatch, upto: int) -> bool:
         """Versions were lost on the way (pub/sub is at most once): read them from the
-        stream, or send a fresh snapshot when the stream no longer has them."""
+        table's log, or send a fresh snapshot when the gap is too long to replay."""
         records = await self.svc.store.records_since(watch.table_id, watch.last_v, upto)
         if records is None:
             await self._snapshot(watch)

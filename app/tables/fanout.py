@@ -10,7 +10,7 @@ once, and hands the message to the watching connections. Each connection's pump 
 the records into the frames its viewer may see; the frames of one commit are built and
 encoded once per viewer kind (each seat, and spectators) and the same text goes to every
 socket of that kind (``shared_frames``). The pump keeps versions contiguous (a gap is
-filled from the stream, or replaced by a fresh snapshot) and is the only task that
+filled from the log, or replaced by a fresh snapshot) and is the only task that
 writes to its socket; the one exception is the common case of a socket whose pump waits
 with nothing queued, whose next commit the hub writes itself, in this callback, since
 nothing can be ahead of it (``Connection._write_now``).

@@ -1,11 +1,12 @@
-"""Redis storage of live tables: one hash per table, a capped stream, a full log.
+"""Redis storage of live tables: one hash per table and a log of its records.
 
 Every key of a table carries the hash tag ``{t:ID}`` so the commit script, which touches
 all of them, also runs on Redis Cluster. A commit is one atomic script: check the
 version, refuse a repeated command id, append the records (each with its own contiguous
-version) to the stream and the log, save meta and state, publish, and on one server also
-add the move's new timers. Other keys outside a table (the lobby index) are separate
-calls.
+version) to the log, save meta and state, publish, and on one server also add the
+move's new timers. The log serves both a client resuming after a gap (its last records,
+read by index: version ``v`` is entry ``v - 1``) and the archive at the game's end.
+Other keys outside a table (the lobby index) are separate calls.
 
 The publish on the table's channel ``tch:{t:ID}`` carries EVENTS, not states:
 ``{"t": ID, "records": [...]}``, a newline, and the full meta saved when the commit
@@ -37,7 +38,7 @@ from app.core.buckets import bucket_count, bucket_key, bucket_keys
 from app.core.redis import as_text
 from app.core.redisline import lines_for, redirected
 
-STREAM_MAXLEN = 512  # records kept for resync; older gaps get a fresh snapshot
+RESUME_MAX_RECORDS = 512  # a longer gap is answered with a fresh snapshot, not its records
 TABLE_TTL_SECONDS = 6 * 3600  # a finished or closed table lingers this long
 LOBBY_KEY = "lobby:tables"  # public tables waiting for players
 PLAYING_KEY = "lobby:playing"  # public games in progress, for spectators
@@ -49,35 +50,33 @@ COMMIT_LUA = """
 local v = tonumber(redis.call('HGET', KEYS[1], 'v') or '0')
 if v ~= tonumber(ARGV[1]) then return {0, v} end
 if ARGV[5] ~= '' then
-  local seen = redis.call('HGET', KEYS[4], ARGV[5])
+  local seen = redis.call('HGET', KEYS[3], ARGV[5])
   if seen then return {-1, tonumber(seen)} end
 end
 local n = tonumber(ARGV[2])
 local recs = {}
 for i = 1, n do
   v = v + 1
-  local rec = ARGV[7 + i]
-  recs[i] = rec
-  redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[6], v .. '-0', 'r', rec)
-  redis.call('RPUSH', KEYS[3], rec)
+  recs[i] = ARGV[6 + i]
+  redis.call('RPUSH', KEYS[2], recs[i])
 end
 redis.call('HSET', KEYS[1], 'v', v)
 if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'meta', ARGV[3]) end
 if ARGV[4] ~= '' then redis.call('HSET', KEYS[1], 'state', ARGV[4]) end
-if ARGV[9 + n] ~= '' then redis.call('HSET', KEYS[1], 'clock', ARGV[9 + n]) end
+if ARGV[8 + n] ~= '' then redis.call('HSET', KEYS[1], 'clock', ARGV[8 + n]) end
 if ARGV[5] ~= '' then
-  redis.call('HSET', KEYS[4], ARGV[5], v)
-  redis.call('EXPIRE', KEYS[4], 86400)
+  redis.call('HSET', KEYS[3], ARGV[5], v)
+  redis.call('EXPIRE', KEYS[3], 86400)
 end
-if n > 0 and ARGV[8 + n] ~= '' then
+if n > 0 and ARGV[7 + n] ~= '' then
   local state = ''
-  if ARGV[10 + n] == '1' then state = ARGV[4] end
-  local body = ARGV[7] .. table.concat(recs, ',') .. ']}\\n' .. ARGV[3] .. '\\n' .. state
-  redis.call(ARGV[11 + n], ARGV[8 + n], body)
+  if ARGV[9 + n] == '1' then state = ARGV[4] end
+  local body = ARGV[6] .. table.concat(recs, ',') .. ']}\\n' .. ARGV[3] .. '\\n' .. state
+  redis.call(ARGV[10 + n], ARGV[7 + n], body)
 end
-local m = tonumber(ARGV[12 + n] or '0')
+local m = tonumber(ARGV[11 + n] or '0')
 for j = 1, m do
-  redis.call('ZADD', KEYS[5], ARGV[11 + n + 2 * j], ARGV[12 + n + 2 * j])
+  redis.call('ZADD', KEYS[4], ARGV[10 + n + 2 * j], ARGV[11 + n + 2 * j])
 end
 return {1, v}
 """
@@ -87,7 +86,9 @@ def k_hash(table_id: str) -> str:
     return f"{{t:{table_id}}}:h"
 
 
-def k_stream(table_id: str) -> str:
+def k_legacy_stream(table_id: str) -> str:
+    """Where versions before this one also kept a table's last 512 records (an XADD
+    per record, beside the log): only expired now, with the table's other keys."""
     return f"{{t:{table_id}}}:s"
 
 
@@ -258,7 +259,6 @@ class TableStore:
             meta or b"",
             state or b"",
             cid,
-            STREAM_MAXLEN,
             prefix,
             *encoded,
             table_channel(table_id) if channel is None else channel,
@@ -266,7 +266,7 @@ class TableStore:
             "1" if publish_state else "",
             self.publish_command,
         ]
-        keys = [k_hash(table_id), k_stream(table_id), k_log(table_id), k_cids(table_id)]
+        keys = [k_hash(table_id), k_log(table_id), k_cids(table_id)]
         started = time.perf_counter()
         buckets = self._by_bucket(TIMERS_KEY, [m for m, _ in timers]) if timers else {}
         if timers and not self.cluster and len(buckets) == 1:
@@ -352,14 +352,19 @@ class TableStore:
         return None if value is None else int(value)
 
     async def records_since(self, table_id: str, after_v: int, upto_v: int) -> list[Any] | None:
-        """Records after_v+1..upto_v from the stream, or None when it no longer has them."""
+        """Records after_v+1..upto_v, or None when a snapshot should be sent instead: the
+        gap is longer than ``RESUME_MAX_RECORDS``, or the log no longer holds them. The
+        log has one entry per version, in order (the commit script pushes each record as
+        it numbers it), so version ``v`` is entry ``v - 1``; each record's own ``v`` is
+        checked all the same, so a log that was lost and started again is never served
+        as the wrong records."""
         if upto_v <= after_v:
             return []
-        entries: Any = await self.redis.xrange(
-            k_stream(table_id), f"{after_v + 1}-0", f"{upto_v}-0"
-        )
-        records = [orjson.loads(fields.get("r") or fields.get(b"r")) for _, fields in entries]
-        if len(records) != upto_v - after_v:
+        if upto_v - after_v > RESUME_MAX_RECORDS:
+            return None
+        raw = await self.redis.lrange(k_log(table_id), after_v, upto_v - 1)
+        records = [orjson.loads(r) for r in raw]
+        if [r.get("v") for r in records] != list(range(after_v + 1, upto_v + 1)):
             return None
         return records
 
@@ -376,8 +381,8 @@ class TableStore:
                 ("expire", (key, seconds))
                 for key in (
                     k_hash(table_id),
-                    k_stream(table_id),
                     k_log(table_id),
+                    k_legacy_stream(table_id),
                     k_cids(table_id),
                     k_conns(table_id),
                 )

@@ -16,7 +16,7 @@ import pytest
 import redis
 import websockets
 
-from app.tables.store import k_cids, k_hash, k_stream
+from app.tables.store import k_cids, k_hash, k_log
 from tests.tables.conftest import no_crash
 from tests.tables.harness import ORIGIN, Player, Server, create_table
 from tests.tables.test_games import SHORT_2P, seat_players
@@ -37,7 +37,7 @@ ERROR_CODES = {
 
 
 def v_of(r: redis.Redis, tid: str) -> tuple[int, int, int]:
-    return (int(r.hget(k_hash(tid), "v") or 0), r.hlen(k_cids(tid)), r.xlen(k_stream(tid)))
+    return (int(r.hget(k_hash(tid), "v") or 0), r.hlen(k_cids(tid)), r.llen(k_log(tid)))
 
 
 def garbage(tid: str, finished: str, private: str) -> list[str | dict[str, Any]]:

@@ -15,7 +15,14 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 
 from app.core.redis import close_redis, create_redis
 from app.core.redisline import lines_for
-from app.tables.store import TIMERS_KEY, Conflict, Duplicate, TableStore
+from app.tables.store import (
+    RESUME_MAX_RECORDS,
+    TIMERS_KEY,
+    Conflict,
+    Duplicate,
+    TableStore,
+    k_log,
+)
 
 
 @pytest.fixture(params=["real", "embedded"])
@@ -47,6 +54,43 @@ async def test_timers_go_in_with_the_commit_and_only_when_it_commits(store: Tabl
     assert loaded is not None and loaded.v == 3
     assert [r["v"] for r in await store.full_log(tid)] == [1, 2, 3]
     await store.redis.zrem(TIMERS_KEY, first, second)
+
+
+async def test_a_gap_is_read_back_from_the_log_by_version(store: TableStore) -> None:
+    """Version v is the log's entry v - 1, however the records were grouped into
+    commits; a gap longer than RESUME_MAX_RECORDS is not replayed (a snapshot is sent)."""
+    tid = secrets.token_hex(6)
+    v = 0
+    for size in (1, 3, 1, 2, RESUME_MAX_RECORDS):
+        v = await store.commit(tid, v, [record(v + 1 + i) for i in range(size)], state=b"{}")
+    assert v == 7 + RESUME_MAX_RECORDS
+    assert await store.records_since(tid, v, v) == []
+    got = await store.records_since(tid, 1, 5)
+    assert got is not None and [r["v"] for r in got] == [2, 3, 4, 5]
+    assert got[0] == record(2)
+    longest = await store.records_since(tid, v - RESUME_MAX_RECORDS, v)
+    assert longest is not None
+    assert [r["v"] for r in longest] == list(range(v - RESUME_MAX_RECORDS + 1, v + 1))
+    assert await store.records_since(tid, v - RESUME_MAX_RECORDS - 1, v) is None
+    assert await store.records_since(tid, 0, 7) is not None
+    # A gap reaching past the log's end (a version Redis has not got) is not filled.
+    assert await store.records_since(tid, v - 1, v + 1) is None
+
+
+async def test_a_log_that_was_lost_and_began_again_is_never_served_as_the_gap(
+    store: TableStore,
+) -> None:
+    """A table whose log was lost (a Redis restored from an older copy) has entries at
+    the wrong positions for their versions: the gap is answered with None (a snapshot),
+    never with other records."""
+    tid = secrets.token_hex(6)
+    v = await store.commit(tid, 0, [record(1), record(2), record(3)], state=b"{}")
+    await store.redis.delete(k_log(tid))
+    assert await store.records_since(tid, 0, v) is None
+    v = await store.commit(tid, v, [record(4), record(5)])
+    assert [r["v"] for r in await store.full_log(tid)] == [4, 5]
+    assert await store.records_since(tid, 0, 2) is None
+    assert await store.records_since(tid, 3, 5) is None
 
 
 async def test_timers_in_several_buckets_still_go_in_with_the_commit(
