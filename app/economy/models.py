@@ -86,6 +86,9 @@ class GameBet(Base):
     """A started game's pot: who staked what, and whether it was paid out (once)."""
 
     __tablename__ = "game_bets"
+    # The reconciler's scan: escrowed pots by age, page by page (app/economy/reconciler.py),
+    # without reading every game ever settled.
+    __table_args__ = (Index("ix_game_bets_state_created", "state", "created_at", "game_id"),)
 
     game_id: Mapped[str] = mapped_column(String(32), primary_key=True)
     table_id: Mapped[str] = mapped_column(String(32), index=True)

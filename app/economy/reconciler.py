@@ -13,6 +13,13 @@ Faults it repairs (docs/economy.md, "Faults and the reconciler"):
 * a table stuck in ``starting`` (its recovery timer lost): voided like a failed start;
 * a finished table whose pot is still escrowed: settled (``TableService.finish``).
 
+Each run looks at one page (``batch`` rows) of each kind, oldest first, and the next run
+goes on after it (a cursor kept in Redis beside the claim), back to the start after the
+last page: at scale the oldest pots are live games, which a run that always began at the
+start would read every period while a lost game behind them waited. A page's tables are
+read from Redis in one round trip (their metas only), and only a table that may need a
+repair is parsed whole.
+
 Only money untouched for ``reconcile_grace_seconds`` is looked at, so a sit, a start or a
 settlement in flight is never taken for a leftover. Every repair is idempotent (row
 locks, balances re-read under them, the settlement's ``game_bets`` state and key), so a
@@ -32,9 +39,11 @@ import logging
 import random
 import time
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
+from typing import Any
 
-from sqlalchemy import func, select
+import orjson
+from sqlalchemy import and_, func, or_, select
 
 from app.core.db import utcnow
 from app.economy.hooks import EconomyTables
@@ -42,11 +51,13 @@ from app.economy.models import Account, Entry, GameBet, Transfer
 from app.tables.hooks import GameResult
 from app.tables.meta import TableMeta
 from app.tables.service import TableService
+from app.tables.store import k_hash
 
 log = logging.getLogger("app.economy.reconciler")
 
 CLAIM_KEY = "reconcile:claim"
-BATCH = 500  # rows looked at per run and kind; the next run takes the rest
+CURSOR_KEY = "reconcile:after:"  # + "games" or "holds": where the next run goes on
+BATCH = 500  # rows looked at per run and kind; the next run takes the next ones
 
 
 @dataclass
@@ -61,10 +72,11 @@ class Repairs:
 
 
 class Reconciler:
-    def __init__(self, svc: TableService, econ: EconomyTables) -> None:
+    def __init__(self, svc: TableService, econ: EconomyTables, batch: int = BATCH) -> None:
         self.svc = svc
         self.econ = econ
         self.settings = svc.settings
+        self.batch = batch
         self.task: asyncio.Task[None] | None = None
 
     # ------------------------------------------------------------ the periodic job
@@ -106,49 +118,79 @@ class Reconciler:
 
     # ------------------------------------------------------------ what it looks at
 
-    async def _table(self, table_id: str) -> TableMeta | None:
-        """The table as Redis holds it; None when Redis does not know it (any other
-        Redis error propagates: "cannot tell" must never read as "lost")."""
-        loaded = await self.svc.store.load(table_id)
-        if loaded is None or loaded.meta is None:
-            return None
-        return TableMeta.model_validate_json(loaded.meta)
+    async def _metas(self, table_ids: list[str]) -> list[dict[str, Any] | None]:
+        """Each table's meta as Redis holds it, in one round trip (one per hash slot on a
+        cluster); None where Redis does not know the table. Any Redis error propagates:
+        "cannot tell" must never read as "lost"."""
+        raws = await self.svc.store.many([("hget", (k_hash(t), "meta")) for t in table_ids])
+        return [orjson.loads(raw) if raw else None for raw in raws]
 
-    async def _stale_bets(self) -> list[GameBet]:
+    async def _cursor(self, kind: str) -> str | None:
+        raw = await self.svc.redis.get(CURSOR_KEY + kind)
+        return raw.decode() if isinstance(raw, bytes) else raw
+
+    async def _move_cursor(self, kind: str, after: str | None) -> None:
+        """Where the next run of this kind goes on; None: from the start (this page was
+        the last one)."""
+        if after is None:
+            await self.svc.redis.delete(CURSOR_KEY + kind)
+        else:
+            await self.svc.redis.set(CURSOR_KEY + kind, after)
+
+    async def _stale_bets(self) -> list[Any]:
+        """The next page of escrowed pots older than the grace, oldest first (the
+        columns a repair needs, not whole rows)."""
         since = utcnow() - timedelta(seconds=self.settings.reconcile_grace_seconds)
-        async with self.econ.sessionmaker() as db:
-            stmt = (
-                select(GameBet)
-                .where(GameBet.state == "escrowed", GameBet.created_at < since)
-                .order_by(GameBet.created_at)
-                .limit(BATCH)
+        stmt = select(
+            GameBet.game_id, GameBet.table_id, GameBet.bet, GameBet.stakes, GameBet.created_at
+        ).where(GameBet.state == "escrowed", GameBet.created_at < since)
+        after = await self._cursor("games")
+        if after:
+            at, _, game_id = after.partition(" ")
+            when = datetime.fromisoformat(at)
+            stmt = stmt.where(
+                or_(
+                    GameBet.created_at > when,
+                    and_(GameBet.created_at == when, GameBet.game_id > game_id),
+                )
             )
-            return list((await db.execute(stmt)).scalars())
+        stmt = stmt.order_by(GameBet.created_at, GameBet.game_id).limit(self.batch)
+        async with self.econ.sessionmaker() as db:
+            return list((await db.execute(stmt)).all())
 
-    async def _stale_holds(self) -> list[tuple[str, int | None]]:
-        """(key, owner) of holds with money, untouched for the grace period."""
+    async def _stale_holds(self) -> list[tuple[int, str, int | None]]:
+        """(id, key, owner) of the next page of holds with money, untouched for the
+        grace period."""
         since = utcnow() - timedelta(seconds=self.settings.reconcile_grace_seconds)
         last = func.max(Transfer.created_at)
         stmt = (
-            select(Account.key, Account.user_id)
+            select(Account.id, Account.key, Account.user_id)
             .join(Entry, Entry.account_id == Account.id)
             .join(Transfer, Transfer.id == Entry.transfer_id)
             .where(Account.kind == "hold", Account.balance > 0)
-            .group_by(Account.id, Account.key, Account.user_id)
+        )
+        after = await self._cursor("holds")
+        if after:
+            stmt = stmt.where(Account.id > int(after))
+        stmt = (
+            stmt.group_by(Account.id, Account.key, Account.user_id)
             .having(last < since)
-            .limit(BATCH)
+            .order_by(Account.id)
+            .limit(self.batch)
         )
         async with self.econ.sessionmaker() as db:
-            return [(r[0], r[1]) for r in (await db.execute(stmt)).all()]
+            return [(r[0], r[1], r[2]) for r in (await db.execute(stmt)).all()]
 
     # ------------------------------------------------------------ the repairs
 
     async def _games(self, repairs: Repairs) -> None:
-        for bet in await self._stale_bets():
-            meta = await self._table(bet.table_id)
-            if meta is not None and meta.game_id == bet.game_id:
-                if meta.status == "playing":
-                    continue  # a live game
+        bets = await self._stale_bets()
+        for bet, raw in zip(bets, await self._metas([b.table_id for b in bets]), strict=True):
+            meta: TableMeta | None
+            if raw is not None and raw.get("game_id") == bet.game_id:
+                if raw.get("status") == "playing":
+                    continue  # a live game: the common case, read without parsing it whole
+                meta = TableMeta.model_validate(raw)
                 if meta.status == "finished":
                     await self.svc.finish(meta.id)
                     repairs.finished.append(meta.id)
@@ -156,13 +198,21 @@ class Reconciler:
                 if meta.status == "starting":
                     await self._stuck(meta, repairs)
                     continue
+            else:
+                meta = TableMeta.model_validate(raw) if raw is not None else None
             if await self.econ.void_lost_game(_void(bet, meta)):
                 repairs.voided.append(bet.game_id)
+        last = bets[-1] if len(bets) == self.batch else None
+        await self._move_cursor(
+            "games", None if last is None else f"{last.created_at.isoformat()} {last.game_id}"
+        )
 
     async def _holds(self, repairs: Repairs) -> None:
-        for key, owner in await self._stale_holds():
+        holds = await self._stale_holds()
+        table_ids = [key.split(":")[1] for _, key, _ in holds]
+        for (_, key, owner), raw in zip(holds, await self._metas(table_ids), strict=True):
             kind, table_id, *rest = key.split(":")
-            meta = await self._table(table_id)
+            meta = TableMeta.model_validate(raw) if raw is not None else None
             if meta is not None and meta.status == "starting":
                 await self._stuck(meta, repairs)
                 continue
@@ -180,6 +230,7 @@ class Reconciler:
             if not seated:
                 await self.econ.release_seat(user_id, table_id)
                 repairs.released.append(key)
+        await self._move_cursor("holds", str(holds[-1][0]) if len(holds) == self.batch else None)
 
     async def _stuck(self, meta: TableMeta, repairs: Repairs) -> None:
         """A start whose recovery timer was lost: void it as a failed start would, once
@@ -192,7 +243,8 @@ class Reconciler:
             repairs.recovered.append(meta.id)
 
 
-def _void(bet: GameBet, meta: TableMeta | None) -> GameResult:
+def _void(bet: Any, meta: TableMeta | None) -> GameResult:
+    """``bet``: a row of ``_stale_bets`` (game_id, table_id, bet, stakes)."""
     people = {int(u): 0 for u in bet.stakes}
     return GameResult(
         game_id=bet.game_id,

@@ -20,6 +20,7 @@ from app.tables import lobby
 from app.tables.meta import MIN_BET, TableMeta
 from app.tables.schemas import CreateTableIn
 from app.tables.service import Change, TableService, table_record
+from app.tables.store import k_hash
 from tests.economy.helpers import balance, coins, credits, new_users
 
 START = 50_000
@@ -143,3 +144,48 @@ async def test_a_table_stuck_in_starting_is_voided(app: FastAPI, rec: Reconciler
     assert (after.status, after.close_reason) == ("closed", "start_failed")
     for u in (host, guest):
         assert await coins(maker, u) == START
+
+
+async def test_a_lost_game_behind_a_page_of_live_ones_is_found_by_the_next_run(
+    app: FastAPI, rec: Reconciler
+) -> None:
+    """Each run reads one page of pots, oldest first, and the next goes on after it: at
+    scale the oldest pots are live games, and a run that always began at the start
+    would never reach a lost game behind them. After the last page it begins again."""
+    svc: TableService = app.state.tables
+    maker = app.state.sessionmaker
+    paged = Reconciler(svc, svc.hooks, batch=2)  # type: ignore[arg-type]
+    games = [await two_seated(svc) for _ in range(4)]
+    lost, _, _ = games[3]
+    await app.state.redis.delete(k_hash(lost.id))  # Redis lost the newest table only
+    assert (await paged.run_once()).voided == []  # games 0 and 1: live
+    assert (await paged.run_once()).voided == [lost.game_id]  # games 2 and 3
+    assert (await paged.run_once()).voided == []  # past the last page: from the start
+    first, host, guest = games[0]
+    await app.state.redis.delete(k_hash(first.id))
+    assert (await paged.run_once()).voided == [first.game_id]
+    for _meta, *people in (games[0], games[3]):
+        for u in people:
+            assert await coins(maker, u) == START
+    for meta, *people in games[1:3]:
+        assert await balance(maker, f"game:{meta.game_id}") == 2 * MIN_BET  # still live
+        for u in people:
+            assert await coins(maker, u) == START - MIN_BET
+
+
+async def test_a_stray_hold_behind_a_page_of_kept_ones_is_released_by_the_next_run(
+    app: FastAPI, rec: Reconciler
+) -> None:
+    svc: TableService = app.state.tables
+    econ: EconomyTables = svc.hooks  # type: ignore[assignment]
+    maker = app.state.sessionmaker
+    paged = Reconciler(svc, econ, batch=2)
+    first, second, stray = await new_users(maker, 3)
+    for host in (first, second):  # hosts seated at waiting tables: their holds stay
+        await lobby.create_table(svc, host, "Host", CreateTableIn(players=2, bet=MIN_BET))
+    await econ.reserve_seat(stray, "never-existed", MIN_BET)
+    assert (await paged.run_once()).released == []
+    assert (await paged.run_once()).released == [f"hold:never-existed:{stray}"]
+    assert await coins(maker, stray) == START
+    for host in (first, second):
+        assert await coins(maker, host) == START - MIN_BET
