@@ -83,11 +83,12 @@ imports: install
 # marked serial (browser, killed processes, one-second clocks) one at a time.
 # Exit code 5 means "no tests collected": not a failure of the suite itself.
 PYTEST_WORKERS ?= 2
-# Both parts run even when the first fails, so one log shows every failure.
+# Both parts run even when the first fails, so one log shows every failure. Each part
+# ends with its slowest tests (--durations): where CI's time goes.
 pytest: install native
-	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadfile -m "not serial"; par=$$?; \
+	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadfile -m "not serial" --durations=25; par=$$?; \
 	if [ $$par -eq 5 ]; then par=0; fi; \
-	$(BIN)/pytest -m serial; ser=$$?; \
+	$(BIN)/pytest -m serial --durations=15; ser=$$?; \
 	if [ $$ser -eq 5 ]; then echo "pytest collected no serial tests"; ser=0; fi; \
 	if [ $$par -ne 0 ]; then echo "parallel tests FAILED"; exit $$par; fi; exit $$ser
 
