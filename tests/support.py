@@ -141,7 +141,7 @@ async def drop_pg_database(url: str) -> None:
 async def truncate_pg_tables(url: str) -> None:
     """Empty every table but alembic_version (ids restart at 1).
 
-    A DELETE per table with the foreign-key triggers off for this session
+    A DELETE per table with the foreign-key triggers off for the transaction
     (``session_replication_role = replica``, which a superuser may set, as the test
     role is here) and every sequence restarted, in one transaction: on tables this
     small that is about 11 ms against TRUNCATE's 66 (it runs before most tests).
