@@ -87,12 +87,17 @@ async def test_a_game_lost_with_redis_is_voided_refunded_and_told_once(
     assert sorted(told) == sorted([host, guest]) and settles == 1
 
 
+def services(app: FastAPI) -> tuple[TableService, EconomyTables, Any]:
+    """The app's table service, its economy (the service's hooks) and sessionmaker."""
+    svc: TableService = app.state.tables
+    econ: EconomyTables = svc.hooks  # type: ignore[assignment]
+    return svc, econ, app.state.sessionmaker
+
+
 async def test_holds_left_behind_are_released_and_seats_keep_theirs(
     app: FastAPI, rec: Reconciler
 ) -> None:
-    svc: TableService = app.state.tables
-    econ: EconomyTables = svc.hooks  # type: ignore[assignment]
-    maker = app.state.sessionmaker
+    svc, econ, maker = services(app)
     host, ghost, stray, late = await new_users(maker, 4)
     waiting = await lobby.create_table(svc, host, "Host", CreateTableIn(players=2, bet=MIN_BET))
     await econ.reserve_seat(ghost, "never-existed", MIN_BET)  # table unknown to Redis
@@ -176,9 +181,7 @@ async def test_a_lost_game_behind_a_page_of_live_ones_is_found_by_the_next_run(
 async def test_a_stray_hold_behind_a_page_of_kept_ones_is_released_by_the_next_run(
     app: FastAPI, rec: Reconciler
 ) -> None:
-    svc: TableService = app.state.tables
-    econ: EconomyTables = svc.hooks  # type: ignore[assignment]
-    maker = app.state.sessionmaker
+    svc, econ, maker = services(app)
     paged = Reconciler(svc, econ, batch=2)
     first, second, stray = await new_users(maker, 3)
     for host in (first, second):  # hosts seated at waiting tables: their holds stay
