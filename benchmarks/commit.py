@@ -39,7 +39,7 @@ for path in (ROOT, ROOT / "benchmarks"):
     if str(path) not in sys.path:
         sys.path.insert(0, str(path))
 
-from load import free_port, redis_server  # noqa: E402
+from load import start_redis  # noqa: E402
 
 from app.core.redis import close_redis, create_redis  # noqa: E402
 from app.rules import commands as C  # noqa: E402
@@ -99,26 +99,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--hands", type=int, default=20, help="distinct hands, reused")
     parser.add_argument("--concurrency", type=int, default=64)
     args = parser.parse_args(argv)
-    binary = shutil.which("redis-server")
-    if binary is None:
-        raise SystemExit("redis-server is not installed")
     hands = [hand(seed) for seed in range(args.hands)]
-    port = free_port()
-    workdir = Path(tempfile.mkdtemp(prefix="buraco-commit-redis-"))
-    proc = redis_server(binary, port, workdir, workdir / "redis.log")
+    logs = Path(tempfile.mkdtemp(prefix="buraco-commit-"))
+    proc, url, workdir = start_redis(logs)  # a private redis-server, nothing on disk
     try:
-        r = redis.Redis(port=port)
-        for _ in range(100):
-            try:
-                r.ping()
-                break
-            except redis.ConnectionError:
-                time.sleep(0.05)
+        r = redis.Redis.from_url(url)
         r.config_resetstat()
         t0 = time.perf_counter()
-        commits = asyncio.run(
-            play(f"redis://127.0.0.1:{port}/0", args.tables, hands, args.concurrency)
-        )
+        commits = asyncio.run(play(url, args.tables, hands, args.concurrency))
         wall = time.perf_counter() - t0
         stats = r.info("commandstats")
         script = stats.get("cmdstat_evalsha") or stats.get("cmdstat_eval") or {}
@@ -129,7 +117,8 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         proc.terminate()
         proc.wait()
-        shutil.rmtree(workdir, ignore_errors=True)
+        for folder in (workdir, logs):
+            shutil.rmtree(folder, ignore_errors=True)
     out = {
         "tables": args.tables,
         "commits": commits,
