@@ -192,3 +192,24 @@ async def test_a_stray_hold_behind_a_page_of_kept_ones_is_released_by_the_next_r
     assert await coins(maker, stray) == START
     for host in (first, second):
         assert await coins(maker, host) == START - MIN_BET
+
+
+async def test_twenty_paged_runs_at_once_void_a_lost_game_once(
+    app: FastAPI, rec: Reconciler
+) -> None:
+    """Runs racing over the cursor may read a page twice, never void twice nor skip a
+    page for good: the lost game is voided exactly once, its stakes back once."""
+    svc, _, maker = services(app)
+    paged = Reconciler(svc, svc.hooks, batch=2)  # type: ignore[arg-type]
+    games = [await two_seated(svc) for _ in range(5)]
+    lost, host, guest = games[4]
+    await app.state.redis.delete(k_hash(lost.id))
+    voided: list[str] = []
+    for _ in range(3):  # three pages: at the latest the third round reaches it
+        runs = await asyncio.gather(*(paged.run_once() for _ in range(20)))
+        voided += [g for r in runs for g in r.voided]
+    assert voided == [lost.game_id]
+    for u in (host, guest):
+        assert await coins(maker, u) == START
+    for meta, *_ in games[:4]:
+        assert await balance(maker, f"game:{meta.game_id}") == 2 * MIN_BET
