@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import logging
 import os
 import time
@@ -91,6 +92,12 @@ LOOP_LAG = Histogram(
     "How late the event loop ran a timer set one interval earlier",
     buckets=_FAST,
 )
+GC_PAUSE = Histogram(
+    "buraco_gc_pause_seconds",
+    "Pauses of Python's cyclic garbage collector, by generation (0 youngest, 2 whole heap)",
+    ["generation"],
+    buckets=_FAST,
+)
 
 # Label values known in advance exist from the start (the multiprocess collector shows
 # only what some process wrote), so a dashboard's rate() has a zero to start from.
@@ -101,6 +108,7 @@ for _outcome in ("ok", "error"):
 for _op in ("commit", "ping"):
     REDIS_SECONDS.labels(_op)
 REFUSALS.labels("rate_limited")
+_GC_PAUSE_BY_GENERATION = [GC_PAUSE.labels(str(g)) for g in range(3)]
 
 # The children a move touches, bound once: ``labels()`` takes a lock and builds a key on
 # every call, and a move would otherwise pay for it three times (docs/architecture.md).
@@ -145,24 +153,63 @@ def mark_process_dead(pid: int | None = None) -> None:
         multiprocess.mark_process_dead(pid or os.getpid())  # type: ignore[no-untyped-call]
 
 
+class GcPauses:
+    """Times every collection of Python's cyclic garbage collector (``gc.callbacks``).
+
+    A collection starts inside whatever allocation set it off, which may be inside a
+    metric's own lock (with PROMETHEUS_MULTIPROC_DIR prometheus-client has one global,
+    non-reentrant lock), so the callback only appends to a list; ``flush`` moves the
+    pauses into ``buraco_gc_pause_seconds`` from the monitor's task. At most ``keep``
+    pauses wait (the newest are dropped past it, should nobody flush)."""
+
+    def __init__(self, keep: int = 10_000) -> None:
+        self.keep = keep
+        self.started = 0.0
+        self.pending: list[tuple[int, float]] = []
+
+    def __call__(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self.started = time.perf_counter()
+        elif len(self.pending) < self.keep:
+            self.pending.append((info["generation"], time.perf_counter() - self.started))
+
+    def install(self) -> None:
+        if self not in gc.callbacks:
+            gc.callbacks.append(self)
+
+    def uninstall(self) -> None:
+        with contextlib.suppress(ValueError):
+            gc.callbacks.remove(self)
+
+    def flush(self) -> None:
+        pending, self.pending = self.pending, []
+        for generation, seconds in pending:
+            _GC_PAUSE_BY_GENERATION[min(generation, 2)].observe(seconds)
+
+
 class Monitor:
-    """Background probes: event-loop lag every ``interval`` and a Redis PING round trip
-    every ``ping_every`` intervals."""
+    """Background probes: event-loop lag every ``interval``, a Redis PING round trip
+    every ``ping_every`` intervals, and the collector's pauses (``GcPauses``) moved into
+    their histogram every interval."""
 
     def __init__(self, redis: Any, interval: float = 0.5, ping_every: int = 10) -> None:
         self.redis = redis
         self.interval = interval
         self.ping_every = ping_every
         self.task: asyncio.Task[None] | None = None
+        self.gc_pauses = GcPauses()
 
     def start(self) -> None:
+        self.gc_pauses.install()
         self.task = asyncio.create_task(self._run(), name="metrics-monitor")
 
     async def stop(self) -> None:
+        self.gc_pauses.uninstall()
         if self.task is not None:
             self.task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self.task
+        self.gc_pauses.flush()
 
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()
@@ -171,6 +218,7 @@ class Monitor:
             before = loop.time()
             await asyncio.sleep(self.interval)
             LOOP_LAG.observe(max(0.0, loop.time() - before - self.interval))
+            self.gc_pauses.flush()
             n += 1
             if n % self.ping_every == 0:
                 await self._ping()

@@ -3,6 +3,8 @@ counted, and with PROMETHEUS_MULTIPROC_DIR two uvicorn workers report one sum.""
 
 from __future__ import annotations
 
+import asyncio
+import gc
 import re
 import time
 from pathlib import Path
@@ -12,6 +14,7 @@ import pytest
 from fastapi import FastAPI
 from pydantic import SecretStr
 
+from app.core import metrics
 from app.core.config import Settings
 from app.main import create_app
 from tests.support import free_port, start_uvicorn, stop_process, wait_ready
@@ -32,6 +35,7 @@ NAMED = [
     "buraco_http_requests_total",
     "buraco_http_request_seconds",
     "buraco_event_loop_lag_seconds",
+    "buraco_gc_pause_seconds",
 ]
 
 
@@ -106,6 +110,8 @@ async def test_two_workers_expose_every_metric_and_count_one_move_once(
             assert sample(text, "buraco_live_tables", modality="cerrado", status="playing") == 1
             assert sample(text, "buraco_redis_roundtrip_seconds_count", op="commit") >= 2
             assert sample(text, "buraco_pubsub_lag_seconds_count") >= 1
+            # each worker's whole-heap collection at start-up (app.main._tune_gc)
+            assert sample(text, "buraco_gc_pause_seconds_count", generation="2") >= 2
             assert (
                 sample(
                     text,
@@ -150,3 +156,63 @@ async def test_development_serves_metrics_without_a_token(
     r = await embedded_client.get("/metrics")
     assert r.status_code == 200
     assert 'buraco_http_requests_total{method="GET",route="/healthz",status="200"}' in r.text
+
+
+def gc_pauses(generation: int) -> float:
+    """How many collections of ``generation`` this process's histogram has counted."""
+    value = metrics.REGISTRY.get_sample_value(
+        "buraco_gc_pause_seconds_count", {"generation": str(generation)}
+    )
+    return value or 0.0
+
+
+def test_collector_pauses_wait_in_a_list_until_flushed() -> None:
+    """The callback runs inside whatever allocation set off the collection (maybe inside
+    a metric's lock), so it must not touch the histogram: the pauses wait until flush."""
+    pauses = metrics.GcPauses()
+    before = [gc_pauses(g) for g in range(3)]
+    pauses.install()
+    pauses.install()  # once only
+    try:
+        gc.collect(0)
+        gc.collect(2)
+    finally:
+        pauses.uninstall()
+    gc.collect(1)  # not counted: uninstalled
+    assert [g for g, _ in pauses.pending] == [0, 2]
+    assert all(0 <= seconds < 5 for _, seconds in pauses.pending)
+    assert [gc_pauses(g) for g in range(3)] == before
+    pauses.flush()
+    assert pauses.pending == []
+    assert [gc_pauses(g) for g in range(3)] == [before[0] + 1, before[1], before[2] + 1]
+    pauses.flush()
+    assert [gc_pauses(g) for g in range(3)] == [before[0] + 1, before[1], before[2] + 1]
+
+
+def test_collector_pauses_are_bounded_when_nobody_flushes() -> None:
+    pauses = metrics.GcPauses(keep=3)
+    pauses.install()
+    try:
+        for _ in range(5):
+            gc.collect(0)
+    finally:
+        pauses.uninstall()
+    assert len(pauses.pending) == 3
+
+
+async def test_the_monitor_moves_collector_pauses_into_the_histogram() -> None:
+    monitor = metrics.Monitor(redis=None, interval=0.01, ping_every=10**9)
+    before = gc_pauses(1)
+    monitor.start()
+    try:
+        gc.collect(1)
+        for _ in range(200):
+            if gc_pauses(1) > before:
+                break
+            await asyncio.sleep(0.01)
+        assert gc_pauses(1) == before + 1
+    finally:
+        await monitor.stop()
+    assert monitor.gc_pauses not in gc.callbacks
+    gc.collect(1)
+    assert monitor.gc_pauses.pending == []
