@@ -53,16 +53,26 @@ PLACEHOLDER_PAGE = """<!doctype html>
 """
 
 
+# The collector's thresholds after start-up (gc.set_threshold): a young collection every
+# 2,000 net allocations, an older one every 500 young ones, the whole heap every 100 of
+# those. A young collection walks every object allocated since the last one that is
+# still alive: with 20,000 (the setting before) one took 15-63 ms of CPU while tables
+# were being seated, and one such pause stalls every move on its process. With 2,000 it
+# takes 1-5 ms; the older collections keep their old pace (every million allocations).
+GC_THRESHOLDS = (2_000, 500, 100)
+
+
 def _tune_gc() -> None:
     """Once per process, after start-up: move what start-up allocated (modules, the app)
-    out of the collector's sight and collect less often. The worst pause with thousands
-    of sockets falls from about 24 ms to 6 ms (DESIGN.md, performance notes)."""
+    out of the collector's sight and set ``GC_THRESHOLDS`` (DESIGN.md, performance
+    notes; docs/architecture.md, session 18). ``buraco_gc_pause_seconds`` shows the
+    pauses."""
     if getattr(_tune_gc, "done", False):
         return
     _tune_gc.done = True  # type: ignore[attr-defined]
     gc.collect()
     gc.freeze()
-    gc.set_threshold(20_000, 50, 100)
+    gc.set_threshold(*GC_THRESHOLDS)
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
