@@ -69,6 +69,7 @@ import websockets  # noqa: E402
 import wsclient  # noqa: E402  (benchmarks/, beside this file)
 
 from app.core.config import Settings  # noqa: E402
+from app.main import GC_THRESHOLDS  # noqa: E402
 from app.rules.cards import NAME, SUIT, WILD_CAPABLE, parse, parse_many  # noqa: E402
 from app.rules.errors import RuleViolation  # noqa: E402
 from app.rules.melds import Meld, add_to_meld, build_meld  # noqa: E402
@@ -421,9 +422,9 @@ BASELINE_SERVER = textwrap.dedent("""
                                     compression=None):
             await asyncio.Future()
     uvloop.install()
-    gc.collect(); gc.freeze(); gc.set_threshold(20_000, 50, 100)  # as app.main._tune_gc
+    gc.collect(); gc.freeze(); gc.set_threshold(*GC_THRESHOLDS)  # as app.main._tune_gc
     asyncio.run(main(int(sys.argv[1]), sys.argv[2], int(sys.argv[3])))
-""")
+""").replace("GC_THRESHOLDS", repr(GC_THRESHOLDS))
 
 
 # ---------------------------------------------------------------- the client
@@ -466,6 +467,7 @@ class Stats:
         self.window_p99: list[float] = []  # ms, one per measured window
         self.machine_busy = 0.0  # CPU seconds the whole machine spent busy in the windows
         self.machine_steal = 0.0  # CPU seconds stolen by the hypervisor in the windows
+        self.gc: Counter[str] = Counter()  # the servers' collector pauses in the windows
 
     def failed(self, code: str, timeout: float, counted: bool) -> None:
         if counted:
@@ -713,6 +715,27 @@ async def pace(
             await asyncio.sleep(max(0.0, start + k - time.perf_counter()))
 
     await asyncio.gather(*(one(t, random.random()) for t in tables))
+
+
+async def gc_pauses(bases: list[str]) -> Counter[str]:
+    """The servers' ``buraco_gc_pause_seconds`` summed over the processes: how many
+    pauses, their seconds in all, and how many took up to 5 and up to 10 ms."""
+    out: Counter[str] = Counter()
+    async with httpx.AsyncClient(timeout=10) as http:
+        for base in bases:
+            for line in (await http.get(base + "/metrics")).text.splitlines():
+                if not line.startswith("buraco_gc_pause_seconds_"):
+                    continue
+                name, value = line.rsplit(" ", 1)
+                if name.startswith("buraco_gc_pause_seconds_count"):
+                    out["count"] += float(value)
+                elif name.startswith("buraco_gc_pause_seconds_sum"):
+                    out["seconds"] += float(value)
+                elif 'le="0.005"' in name:
+                    out["upto_5ms"] += float(value)
+                elif 'le="0.01"' in name:
+                    out["upto_10ms"] += float(value)
+    return out
 
 
 def quiet_client_gc() -> None:
@@ -1194,7 +1217,11 @@ async def measure(
         for stats, pids in ((main_stats, [p.pid for p in procs]), (base_stats, base_pids)):
             stats.idle_rate = await idle_instructions(pids, each)
     for _ in range(args.rounds):
+        before = await gc_pauses(bases)
         await window(main_stats, tables, each, args.move_timeout, [p.pid for p in procs], nodes)
+        await asyncio.sleep(0.6)  # the servers move their pauses into the metric every 0.5 s
+        after = await gc_pauses(bases)
+        main_stats.gc.update({k: after[k] - before[k] for k in after})
         await window(base_stats, echo_tables, each, args.move_timeout, base_pids, nodes)
     client_cpu = time.process_time() - client0
     rss = [rss_mib(p.pid) for p in procs]
@@ -1279,6 +1306,14 @@ def summary(
         f"baseline's; stolen {steal:.1%}",
         flush=True,
     )
+    gc_count = int(m.gc["count"])
+    print(
+        f"servers' collector in their windows: {gc_count} pauses, "
+        f"{m.gc['seconds'] * 1000:.1f} ms in all, "
+        f"{gc_count - int(m.gc['upto_5ms'])} over 5 ms, "
+        f"{gc_count - int(m.gc['upto_10ms'])} over 10 ms",
+        flush=True,
+    )
     return {
         "tables": playing,
         "tables_offered": args.tables,
@@ -1323,6 +1358,10 @@ def summary(
         "machine_busy_cores": round(busy, 2),
         "baseline_machine_busy_cores": round(base_busy, 2),
         "steal_share": round(steal, 4),
+        "server_gc_pauses": gc_count,
+        "server_gc_pause_ms": round(m.gc["seconds"] * 1000, 1),
+        "server_gc_pauses_over_5ms": gc_count - int(m.gc["upto_5ms"]),
+        "server_gc_pauses_over_10ms": gc_count - int(m.gc["upto_10ms"]),
         **(instruction_figures(m, b) if CALLGRIND else {}),
     }
 

@@ -64,3 +64,9 @@ def test_a_run_reports_each_window_and_the_machine(pg_url: str, tmp_path: Path) 
         assert 0 < summary[f"{system}machine_busy_cores"] <= (os.cpu_count() or 1), summary
     assert 0 <= summary["steal_share"] <= 1, summary
     assert any(line.startswith("p99 by window (ms): server [") for line in lines), lines
+    # the servers' collector pauses in their windows, from their buraco_gc_pause_seconds
+    pauses = summary["server_gc_pauses"]
+    assert 0 <= summary["server_gc_pauses_over_10ms"] <= summary["server_gc_pauses_over_5ms"]
+    assert summary["server_gc_pauses_over_5ms"] <= pauses, summary
+    assert summary["server_gc_pause_ms"] >= 0, summary
+    assert any(line.startswith("servers' collector in their windows: ") for line in lines)
