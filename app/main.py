@@ -53,20 +53,18 @@ PLACEHOLDER_PAGE = """<!doctype html>
 """
 
 
-# The collector's thresholds after start-up (gc.set_threshold): a young collection every
-# 2,000 net allocations, an older one every 500 young ones, the whole heap every 100 of
-# those. A young collection walks every object allocated since the last one that is
-# still alive: with 20,000 (the setting before) one took 15-63 ms of CPU while tables
-# were being seated, and one such pause stalls every move on its process. With 2,000 it
-# takes 1-5 ms; the older collections keep their old pace (every million allocations).
-GC_THRESHOLDS = (2_000, 500, 100)
+# The collector's thresholds after start-up (gc.set_threshold), also taken by the load
+# benchmark's bare baseline. 2,000 for the young generation (older ones every 500 young
+# ones) was tried in session 18: more and longer pauses inside the measured windows at
+# 1,000 tables (8-24 of them, most over 10 ms, against none), so 20,000 stays
+# (docs/architecture.md, session 18; buraco_gc_pause_seconds shows them).
+GC_THRESHOLDS = (20_000, 50, 100)
 
 
 def _tune_gc() -> None:
     """Once per process, after start-up: move what start-up allocated (modules, the app)
-    out of the collector's sight and set ``GC_THRESHOLDS`` (DESIGN.md, performance
-    notes; docs/architecture.md, session 18). ``buraco_gc_pause_seconds`` shows the
-    pauses."""
+    out of the collector's sight and collect less often. The worst pause with thousands
+    of sockets falls from about 24 ms to 6 ms (DESIGN.md, performance notes)."""
     if getattr(_tune_gc, "done", False):
         return
     _tune_gc.done = True  # type: ignore[attr-defined]
