@@ -719,7 +719,8 @@ async def pace(
 
 async def gc_pauses(bases: list[str]) -> Counter[str]:
     """The servers' ``buraco_gc_pause_seconds`` summed over the processes: how many
-    pauses, their seconds in all, and how many took up to 5 and up to 10 ms."""
+    pauses, their seconds in all (also by generation: ``count0``, ``seconds0``...), and
+    how many took up to 5 and up to 10 ms."""
     out: Counter[str] = Counter()
     async with httpx.AsyncClient(timeout=10) as http:
         for base in bases:
@@ -727,10 +728,13 @@ async def gc_pauses(bases: list[str]) -> Counter[str]:
                 if not line.startswith("buraco_gc_pause_seconds_"):
                     continue
                 name, value = line.rsplit(" ", 1)
+                generation = name.partition('generation="')[2][:1]
                 if name.startswith("buraco_gc_pause_seconds_count"):
                     out["count"] += float(value)
+                    out[f"count{generation}"] += float(value)
                 elif name.startswith("buraco_gc_pause_seconds_sum"):
                     out["seconds"] += float(value)
+                    out[f"seconds{generation}"] += float(value)
                 elif 'le="0.005"' in name:
                     out["upto_5ms"] += float(value)
                 elif 'le="0.01"' in name:
@@ -1311,7 +1315,10 @@ def summary(
         f"servers' collector in their windows: {gc_count} pauses, "
         f"{m.gc['seconds'] * 1000:.1f} ms in all, "
         f"{gc_count - int(m.gc['upto_5ms'])} over 5 ms, "
-        f"{gc_count - int(m.gc['upto_10ms'])} over 10 ms",
+        f"{gc_count - int(m.gc['upto_10ms'])} over 10 ms; by generation "
+        + ", ".join(
+            f"{g}: {int(m.gc[f'count{g}'])} ({m.gc[f'seconds{g}'] * 1000:.1f} ms)" for g in range(3)
+        ),
         flush=True,
     )
     return {
@@ -1362,6 +1369,7 @@ def summary(
         "server_gc_pause_ms": round(m.gc["seconds"] * 1000, 1),
         "server_gc_pauses_over_5ms": gc_count - int(m.gc["upto_5ms"]),
         "server_gc_pauses_over_10ms": gc_count - int(m.gc["upto_10ms"]),
+        "server_gc_pauses_by_generation": [int(m.gc[f"count{g}"]) for g in range(3)],
         **(instruction_figures(m, b) if CALLGRIND else {}),
     }
 

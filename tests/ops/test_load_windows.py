@@ -69,4 +69,5 @@ def test_a_run_reports_each_window_and_the_machine(pg_url: str, tmp_path: Path) 
     assert 0 <= summary["server_gc_pauses_over_10ms"] <= summary["server_gc_pauses_over_5ms"]
     assert summary["server_gc_pauses_over_5ms"] <= pauses, summary
     assert summary["server_gc_pause_ms"] >= 0, summary
+    assert sum(summary["server_gc_pauses_by_generation"]) == pauses, summary
     assert any(line.startswith("servers' collector in their windows: ") for line in lines)
