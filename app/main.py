@@ -55,9 +55,10 @@ PLACEHOLDER_PAGE = """<!doctype html>
 
 # The collector's thresholds after start-up (gc.set_threshold), also taken by the load
 # benchmark's bare baseline. 2,000 for the young generation (older ones every 500 young
-# ones) was tried in session 18: more and longer pauses inside the measured windows at
-# 1,000 tables (8-24 of them, most over 10 ms, against none), so 20,000 stays
-# (docs/architecture.md, session 18; buraco_gc_pause_seconds shows them).
+# ones) was tried in session 18: more and longer pauses inside the load benchmark's
+# windows, at 1,000 tables 8-24 (most over 10 ms) against none, at 2,000 tables 793 (4.4 s
+# in all) against 6 (0.54 s), so 20,000 stays (docs/architecture.md, session 18;
+# buraco_gc_pause_seconds shows them).
 GC_THRESHOLDS = (20_000, 50, 100)
 
 
