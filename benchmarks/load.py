@@ -67,6 +67,7 @@ import orjson  # noqa: E402
 import redis  # noqa: E402
 import websockets  # noqa: E402
 import wsclient  # noqa: E402  (benchmarks/, beside this file)
+from prometheus_client.parser import text_string_to_metric_families  # noqa: E402
 
 from app.core.config import Settings  # noqa: E402
 from app.main import GC_THRESHOLDS  # noqa: E402
@@ -717,28 +718,32 @@ async def pace(
     await asyncio.gather(*(one(t, random.random()) for t in tables))
 
 
+def gc_pause_figures(text: str) -> Counter[str]:
+    """From one server's /metrics: its ``buraco_gc_pause_seconds`` as how many pauses,
+    their seconds in all (also by generation: ``count0``, ``seconds0``...), and how many
+    took up to 5 and up to 10 ms."""
+    out: Counter[str] = Counter()
+    for family in text_string_to_metric_families(text):
+        if family.name != "buraco_gc_pause_seconds":
+            continue
+        for sample in family.samples:
+            kind = sample.name.removeprefix(family.name)
+            generation = sample.labels.get("generation", "")
+            if kind in ("_count", "_sum"):
+                what = "count" if kind == "_count" else "seconds"
+                out[what] += sample.value
+                out[what + generation] += sample.value
+            elif kind == "_bucket" and sample.labels["le"] in ("0.005", "0.01"):
+                out["upto_5ms" if sample.labels["le"] == "0.005" else "upto_10ms"] += sample.value
+    return out
+
+
 async def gc_pauses(bases: list[str]) -> Counter[str]:
-    """The servers' ``buraco_gc_pause_seconds`` summed over the processes: how many
-    pauses, their seconds in all (also by generation: ``count0``, ``seconds0``...), and
-    how many took up to 5 and up to 10 ms."""
+    """``gc_pause_figures`` summed over the servers."""
     out: Counter[str] = Counter()
     async with httpx.AsyncClient(timeout=10) as http:
         for base in bases:
-            for line in (await http.get(base + "/metrics")).text.splitlines():
-                if not line.startswith("buraco_gc_pause_seconds_"):
-                    continue
-                name, value = line.rsplit(" ", 1)
-                generation = name.partition('generation="')[2][:1]
-                if name.startswith("buraco_gc_pause_seconds_count"):
-                    out["count"] += float(value)
-                    out[f"count{generation}"] += float(value)
-                elif name.startswith("buraco_gc_pause_seconds_sum"):
-                    out["seconds"] += float(value)
-                    out[f"seconds{generation}"] += float(value)
-                elif 'le="0.005"' in name:
-                    out["upto_5ms"] += float(value)
-                elif 'le="0.01"' in name:
-                    out["upto_10ms"] += float(value)
+            out.update(gc_pause_figures((await http.get(base + "/metrics")).text))
     return out
 
 

@@ -18,7 +18,9 @@ from tests.ops.loadrun import REPO, run_load
 
 sys.path.insert(0, str(REPO / "benchmarks"))
 
-from load import machine_jiffies, pct  # noqa: E402
+from load import gc_pause_figures, machine_jiffies, pct  # noqa: E402
+
+from app.core import metrics  # noqa: E402
 
 
 def test_the_whole_run_p99_lies_between_its_windows_p99() -> None:
@@ -45,6 +47,21 @@ def test_the_machine_counters_grow_with_work() -> None:
     tick = os.sysconf("SC_CLK_TCK")
     assert (busy1 - busy0) / tick >= 0.2  # at least most of the busy loop was counted
     assert steal1 >= steal0 >= 0
+
+
+def test_the_collector_figures_come_from_the_servers_own_metric() -> None:
+    """Pauses put through the server's own histogram and exposition come back as the
+    benchmark's figures: how many, by generation, their total, and up to 5 and 10 ms."""
+    before = gc_pause_figures(metrics.render().decode())
+    pauses = metrics.GcPauses()
+    pauses.pending = [(0, 0.002), (0, 0.007), (2, 0.3)]
+    pauses.flush()
+    after = gc_pause_figures(metrics.render().decode())
+    delta = {k: round(after[k] - before[k], 6) for k in after}
+    assert delta["count"] == 3 and delta["count0"] == 2 and delta["count2"] == 1
+    assert delta["count1"] == 0
+    assert delta["upto_5ms"] == 1 and delta["upto_10ms"] == 2
+    assert delta["seconds"] == pytest.approx(0.309) and delta["seconds2"] == pytest.approx(0.3)
 
 
 @pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server")
