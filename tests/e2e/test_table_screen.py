@@ -149,6 +149,33 @@ def test_four_players_partner_opposite_animated_within_budget(new_context, artif
     assert errors == []
 
 
+def test_pairs_scores_read_whole_on_every_phone(new_context, artifacts: Path) -> None:
+    """"Nosotros" and "Ellos" stay whole beside four-digit totals of either sign on every
+    phone size, whatever the deal has scored so far: the totals are written into the bar
+    and measured in one synchronous step, before the client can paint again."""
+    page = new_context(390, 844).new_page()
+    as_guest(page)
+    bot_table(page, 4, "burraco", {**SHORT, "muertos": 0}, target_score=3000)
+    wait_my_turn_or_end(page)
+    measure = f"""([a, b]) => {{
+      const s = [...document.querySelectorAll('.scorebar strong')];
+      s[0].textContent = a; s[1].textContent = b;
+      return ({LAYOUT_PROBLEMS.strip()})().filter((p) => p.includes('score'));
+    }}"""
+    failures = {}
+    for name, w, h in SIZES:
+        if w > 480:
+            continue
+        page.set_viewport_size({"width": w, "height": h})
+        page.wait_for_timeout(120)
+        for totals in (["-1.155", "3.295"], ["3.295", "-1.155"], ["-155", "295"]):
+            problems = page.evaluate(measure, totals)
+            if problems:
+                failures[(name, *totals)] = problems
+        page.screenshot(path=str(artifacts / f"table-4p-scores-{name}.png"))
+    assert not failures, failures
+
+
 def test_reduced_motion_runs_no_animation(new_context) -> None:
     ctx = new_context(390, 844, reduced_motion="reduce")
     ctx.add_init_script(PROBES)
