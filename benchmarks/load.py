@@ -31,9 +31,11 @@ other load hits both alike. It measures, per system:
   and anything else running) with the share stolen by the hypervisor, so a run's tail
   can be told apart from the machine it ran on.
 
-The client runs in this process on the same 2 cores, on a lean WebSocket client
-(benchmarks/wsclient.py; ``--client websockets`` for the library's); it prints its own
-CPU share and the load average. The LAST line is one JSON object (see ``summary``).
+The client runs on the same 2 cores, on a lean WebSocket client (benchmarks/wsclient.py;
+``--client websockets`` for the library's): the servers' players in this process, the
+baseline's in a process of their own (``BaselinePlayers``: one process could not hold
+both systems' sockets past 2,500 tables); it prints the two processes' CPU share and
+the load average. The LAST line is one JSON object (see ``summary``).
 """
 
 from __future__ import annotations
@@ -993,7 +995,7 @@ class EchoTable:
 
 async def start_baseline(
     k: int, redis_url: str, log_dir: Path, processes: int
-) -> tuple[list[subprocess.Popen[bytes]], list[EchoTable], list[Any]]:
+) -> tuple[list[subprocess.Popen[bytes]], BaselinePlayers]:
     """``processes`` baseline servers, as many as the app's, so the baseline has the
     same cores to spread over; it has no way to reach another process's sockets, so
     each table's four sockets go to one of them (table t on process t mod P), the
@@ -1022,6 +1024,14 @@ async def start_baseline(
                 socket.create_connection(("127.0.0.1", port), 0.2).close()
                 break
             time.sleep(0.1)
+    players = await BaselinePlayers.start(ports, k, run_id, log_dir)
+    return procs, players
+
+
+async def open_echo_tables(
+    ports: list[int], k: int, run_id: str
+) -> tuple[list[EchoTable], list[Any]]:
+    """The baseline's ``k`` tables, four sockets each, table t on server t mod P."""
     tables = [EchoTable(f"e{run_id}:{t}") for t in range(k)]
     readers = []
 
@@ -1034,7 +1044,125 @@ async def start_baseline(
     await gather_limited(
         [open_sock(t, table) for t, table in enumerate(tables) for _ in range(4)], 64
     )
-    return procs, tables, readers
+    return tables, readers
+
+
+class BaselinePlayers:
+    """The baseline's simulated players, in a process of their own (this file with
+    ``--baseline-players``), driven over its stdin and stdout one JSON line at a time.
+
+    A process may hold only so many sockets (the hard limit on open files, 20,000 on
+    this machine, which a process without CAP_SYS_RESOURCE cannot raise): at 2,500
+    tables and more, the servers' 4 sockets a table and the baseline's 4 more do not fit
+    in one. Each system's players now have a loop of their own, which is also what
+    each system gets from real players; the two processes' CPU is the client's."""
+
+    def __init__(self, proc: asyncio.subprocess.Process) -> None:
+        self.proc = proc
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    @classmethod
+    async def start(cls, ports: list[int], k: int, run_id: str, log_dir: Path) -> BaselinePlayers:
+        config = {"ports": ports, "tables": k, "run_id": run_id, "client": CLIENT[0]}
+        with (log_dir / "baseline-players.log").open("ab") as log:
+            proc = await asyncio.create_subprocess_exec(
+                sys.executable,
+                str(Path(__file__).resolve()),
+                "--baseline-players",
+                json.dumps(config),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=log,
+                limit=1 << 28,  # a window's latencies come back on one line
+            )
+        players = cls(proc)
+        ready = await players._read()
+        if ready.get("ready") != k:
+            raise RuntimeError(f"the baseline's players did not start: {ready}")
+        return players
+
+    async def _read(self) -> dict[str, Any]:
+        assert self.proc.stdout is not None
+        line = await self.proc.stdout.readline()
+        if not line:
+            raise RuntimeError("the baseline's players exited (see baseline-players.log)")
+        return dict(json.loads(line))
+
+    async def _write(self, message: dict[str, Any]) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(json.dumps(message).encode() + b"\n")
+        await self.proc.stdin.drain()
+
+    async def begin(self, seconds: float, warm: float, timeout: float) -> None:
+        """Start a window; returns when the players start counting (after ``warm``)."""
+        await self._write({"window": seconds, "warm": warm, "timeout": timeout})
+        started = await self._read()
+        assert started.get("measuring"), started
+
+    async def finish(self, stats: Stats) -> None:
+        """The window's figures, once its moves in flight are done, added to ``stats``."""
+        result = await self._read()
+        stats.latencies += result["latencies"]
+        stats.offered += result["offered"]
+        stats.served += result["served"]
+        stats.errors.update(result["errors"])
+
+    async def close(self) -> None:
+        with contextlib.suppress(ConnectionError, RuntimeError):
+            await self._write({"close": True})
+        try:
+            await asyncio.wait_for(self.proc.wait(), 30)
+        except TimeoutError:
+            self.proc.kill()
+            await self.proc.wait()
+
+
+async def baseline_players(config: dict[str, Any]) -> None:
+    """The ``--baseline-players`` process: opens the baseline's sockets, then plays one
+    window per request read from stdin and writes its figures to stdout."""
+    CLIENT[0] = config["client"]
+    tables, readers = await open_echo_tables(config["ports"], config["tables"], config["run_id"])
+    quiet_client_gc()
+    out = sys.stdout
+
+    def say(message: dict[str, Any]) -> None:
+        out.write(json.dumps(message) + "\n")
+        out.flush()
+
+    say({"ready": len(tables)})
+    loop = asyncio.get_running_loop()
+    while True:
+        line = await loop.run_in_executor(None, sys.stdin.readline)
+        if not line:
+            break
+        request = json.loads(line)
+        if request.get("close"):
+            break
+        stats = Stats()
+        seconds, warm = request["window"], request["warm"]
+        task = asyncio.create_task(pace(tables, stats, seconds + warm, request["timeout"]))
+        await asyncio.sleep(warm)
+        stats.measuring = True
+        say({"measuring": True})
+        await asyncio.sleep(seconds)
+        stats.measuring = False
+        await task
+        say(
+            {
+                "latencies": stats.latencies,
+                "offered": stats.offered,
+                "served": stats.served,
+                "errors": dict(stats.errors),
+            }
+        )
+    for t in tables:
+        for ws in t.socks:
+            await ws.close()
+    for reader in readers:
+        reader.cancel()
 
 
 # ---------------------------------------------------------------- main
@@ -1042,16 +1170,20 @@ async def start_baseline(
 
 async def window(
     system: Stats,
-    tables: list[Any],
+    players: list[Any] | BaselinePlayers,
     seconds: float,
     timeout: float,
     pids: list[int],
     nodes: RedisNodes,
 ) -> None:
-    """One measured window of one system: a short warm-up, then ``seconds`` counted."""
+    """One measured window of one system: a short warm-up, then ``seconds`` counted.
+    ``players``: the tables this process plays, or the baseline's players process."""
     warm = min(3.0, seconds / 4)
-    task = asyncio.create_task(pace(tables, system, seconds + warm, timeout))
-    await asyncio.sleep(warm)
+    if isinstance(players, BaselinePlayers):
+        await players.begin(seconds, warm, timeout)  # back when it starts counting
+    else:
+        task = asyncio.create_task(pace(players, system, seconds + warm, timeout))
+        await asyncio.sleep(warm)
     cpu0, rcpu0, cmd0 = sum(cpu_seconds(p) for p in pids), nodes.cpu(), nodes.commands()
     calls0 = nodes.commandstats()
     for p in pids if CALLGRIND else ():
@@ -1075,7 +1207,11 @@ async def window(
     system.redis_cpu += nodes.cpu() - rcpu0
     system.commands += nodes.commands() - cmd0
     system.calls += nodes.commandstats() - calls0
-    await task  # the moves in flight finish (uncounted) before the other system starts
+    # the moves in flight finish (uncounted) before the other system starts
+    if isinstance(players, BaselinePlayers):
+        await players.finish(system)
+    else:
+        await task
     # every move offered in this window has its latency now (served or failed)
     system.window_p99.append(pct(system.latencies[first:], 0.99))
 
@@ -1213,14 +1349,12 @@ async def measure(
     if not tables:
         raise SystemExit("every table was refused")
     # the baseline plays as many tables as got in
-    base_procs, echo_tables, echo_readers = await start_baseline(
-        len(tables), redis_url, log_dir, args.processes
-    )
+    base_procs, base_players = await start_baseline(len(tables), redis_url, log_dir, args.processes)
     owned.extend(base_procs)
     base_pids = [p.pid for p in base_procs]
     print("all tables playing; alternating windows", flush=True)
     quiet_client_gc()
-    client0 = time.process_time()
+    client0 = time.process_time() + cpu_seconds(base_players.pid)
     each = args.seconds / args.rounds
     if CALLGRIND:  # what each system does with no move at all (timers, heartbeats)
         for stats, pids in ((main_stats, [p.pid for p in procs]), (base_stats, base_pids)):
@@ -1231,16 +1365,14 @@ async def measure(
         await asyncio.sleep(0.6)  # the servers move their pauses into the metric every 0.5 s
         after = await gc_pauses(bases)
         main_stats.gc.update({k: after[k] - before[k] for k in after})
-        await window(base_stats, echo_tables, each, args.move_timeout, base_pids, nodes)
-    client_cpu = time.process_time() - client0
+        await window(base_stats, base_players, each, args.move_timeout, base_pids, nodes)
+    client_cpu = time.process_time() + cpu_seconds(base_players.pid) - client0
     rss = [rss_mib(p.pid) for p in procs]
     for table in tables:
         for seat in table.seats:
             await seat.ws.close()
-    for t in echo_tables:
-        for ws in t.socks:
-            await ws.close()
-    for reader in readers + echo_readers:
+    await base_players.close()
+    for reader in readers:
         reader.cancel()
     gc.unfreeze()
     gc.enable()
@@ -1484,6 +1616,7 @@ def main() -> None:
         help="a folder: run the servers and the baseline under valgrind's callgrind and "
         "count instructions per move in the measured windows (slow: use few tables)",
     )
+    parser.add_argument("--baseline-players", default="", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.max_cpu_demand is None:
         server_default = Settings.model_fields["max_cpu_demand"].default
@@ -1496,6 +1629,9 @@ def main() -> None:
     import uvloop
 
     uvloop.install()
+    if args.baseline_players:  # the baseline's players' own process (BaselinePlayers)
+        asyncio.run(baseline_players(json.loads(args.baseline_players)))
+        return
     result = asyncio.run(run(args))
     print(json.dumps(result))
 

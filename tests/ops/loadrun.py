@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import subprocess
 import sys
 from pathlib import Path
@@ -14,11 +15,17 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def run_load(
-    pg_url: str, log_dir: Path, database: str, *args: str
+    pg_url: str, log_dir: Path, database: str, *args: str, open_files: int = 0
 ) -> tuple[dict[str, Any], list[str]]:
     """Run the benchmark with ``args`` (its own database per xdist worker, its logs in
     ``log_dir``); return its summary (the last line) and all its output lines, once it
-    played every move with nothing lost, duplicated or failed."""
+    played every move with nothing lost, duplicated or failed. ``open_files``: a hard
+    limit on open files for the benchmark and every process it starts."""
+
+    def limit() -> None:
+        if open_files:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (open_files, open_files))
+
     worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
     admin = pg_url.rsplit("/", 1)[0] + "/postgres"
     run = subprocess.run(
@@ -33,6 +40,7 @@ def run_load(
         text=True,
         timeout=300,
         cwd=REPO,
+        preexec_fn=limit,
     )
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
     lines = run.stdout.strip().splitlines()

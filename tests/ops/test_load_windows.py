@@ -88,3 +88,20 @@ def test_a_run_reports_each_window_and_the_machine(pg_url: str, tmp_path: Path) 
     assert summary["server_gc_pause_ms"] >= 0, summary
     assert sum(summary["server_gc_pauses_by_generation"]) == pauses, summary
     assert any(line.startswith("servers' collector in their windows: ") for line in lines)
+
+
+@pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server")
+def test_each_systems_players_have_a_process_of_their_own(pg_url: str, tmp_path: Path) -> None:
+    """A process may hold only so many sockets (20,000 open files on the issue's machine,
+    a hard limit): the two systems' players together must not need more than one
+    process may have. Under a hard limit of 400 open files, 60 tables need 240 sockets
+    for the servers' players and 240 for the baseline's: only apart do they fit."""
+    summary, _ = run_load(
+        pg_url,
+        tmp_path,
+        "buraco_load_f",
+        *("--tables", "60", "--seconds", "4", "--rounds", "1", "--hand-size", "5"),
+        open_files=400,
+    )
+    assert summary["tables"] == 60 and summary["baseline_errors"] == 0, summary
+    assert (tmp_path / "baseline-players.log").exists()
