@@ -318,6 +318,9 @@ def start(cmd: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[by
 # counting switched off, switched on only inside the measured windows: instructions per
 # move are the same whatever else the machine is doing, where CPU seconds are not.
 CALLGRIND: list[str] = []
+# With --ramp-seconds: the moves of the tables already playing while the later ones
+# arrived, all of them and those finished after the servers' first refusal (summary).
+RAMP: dict[str, Any] = {}
 
 
 def callgrind_prefix(out_dir: str) -> list[str]:
@@ -863,6 +866,11 @@ async def setup_tables(
         raise AssertionError("unreachable")
 
     unfilled: Counter[str] = Counter()  # seats refused with a 409 while tables arrive
+    refusing_from: list[int] = []  # how many ramp moves had finished at the first refusal
+
+    def refusal() -> None:
+        if ramp_seconds and not refusing_from:
+            refusing_from.append(len(ramped.latencies))
 
     async def make(t: int) -> Table | None:
         c = clients[t % len(clients)]
@@ -874,6 +882,7 @@ async def setup_tables(
             cookies={"buraco_session": own[0]},
         )
         if refused(r):
+            refusal()
             return None
         r.raise_for_status()
         tid = r.json()["id"]
@@ -891,6 +900,8 @@ async def setup_tables(
                 # arrive under load, a seat may also be refused with a 409, counted.)
                 if not refused(r):
                     unfilled[r.json().get("error", {}).get("code", "409")] += 1
+                else:
+                    refusal()
                 for gone in table.seats[:seat]:
                     await gone.ws.close()
                 return None
@@ -925,10 +936,18 @@ async def setup_tables(
         finally:
             stop.set()
             await asyncio.gather(*playing)
+        refusing = ramped.latencies[refusing_from[0] :] if refusing_from else []
+        RAMP.update(
+            ramp_p99_ms=round(pct(ramped.latencies, 0.99), 2),
+            ramp_failures=sum(ramped.errors.values()),
+            ramp_refusing_moves=len(refusing),
+            ramp_refusing_p99_ms=round(pct(refusing, 0.99), 2) if refusing else None,
+        )
         print(
             f"while they arrived: {ramped.served}/{ramped.offered} moves served in time, "
-            f"p99 {pct(ramped.latencies, 0.99):.1f} ms, failures {dict(ramped.errors)}; "
-            f"seats refused otherwise: {dict(unfilled)}",
+            f"p99 {RAMP['ramp_p99_ms']:.1f} ms, failures {dict(ramped.errors)}; "
+            f"after the first refusal: {len(refusing)} moves, p99 "
+            f"{RAMP['ramp_refusing_p99_ms']} ms; seats refused otherwise: {dict(unfilled)}",
             flush=True,
         )
     for c in clients:
@@ -1508,6 +1527,7 @@ def summary(
         "server_gc_pauses_over_10ms": gc_count - int(m.gc["upto_10ms"]),
         "server_gc_pauses_by_generation": [int(m.gc[f"count{g}"]) for g in range(3)],
         **(instruction_figures(m, b) if CALLGRIND else {}),
+        **RAMP,
     }
 
 

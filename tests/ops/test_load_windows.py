@@ -105,3 +105,26 @@ def test_each_systems_players_have_a_process_of_their_own(pg_url: str, tmp_path:
     )
     assert summary["tables"] == 60 and summary["baseline_errors"] == 0, summary
     assert (tmp_path / "baseline-players.log").exists()
+
+
+@pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server")
+def test_a_ramp_reports_the_moves_played_while_later_tables_were_refused(
+    pg_url: str, tmp_path: Path
+) -> None:
+    """Tables arriving over a few seconds against a cap of 6 tables a process: the later
+    ones are refused, and the moves of those already playing are reported in all and from
+    the first refusal on (the issue's "running ones keep p99 <= 100 ms" while refusing)."""
+    summary, lines = run_load(
+        pg_url,
+        tmp_path,
+        "buraco_load_r",
+        *("--tables", "10", "--ramp-seconds", "6", "--max-tables-per-process", "6"),
+        *("--seconds", "4", "--rounds", "1", "--hand-size", "5"),
+    )
+    assert summary["tables"] + summary["tables_refused"] == 10, summary
+    assert 0 < summary["tables"] <= 6 and summary["tables_refused"] >= 4, summary
+    assert summary["ramp_failures"] == 0 and summary["ramp_p99_ms"] > 0, summary
+    # the refused ones arrive from 3 s on, while the first ones play a move a second
+    assert summary["ramp_refusing_moves"] > 0, summary
+    assert summary["ramp_refusing_p99_ms"] > 0, summary
+    assert any(line.startswith("while they arrived: ") for line in lines), lines
