@@ -319,7 +319,8 @@ def start(cmd: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[by
 # move are the same whatever else the machine is doing, where CPU seconds are not.
 CALLGRIND: list[str] = []
 # With --ramp-seconds: the moves of the tables already playing while the later ones
-# arrived, all of them and those finished after the servers' first refusal (summary).
+# arrived, all of them and those done after the last table that got in, when every
+# later one was refused (summary).
 RAMP: dict[str, Any] = {}
 
 
@@ -456,6 +457,7 @@ class Stats:
 
     def __init__(self) -> None:
         self.latencies: list[float] = []  # ms; a failed move counts at the time-out
+        self.done_at: list[float] = []  # perf_counter() when each of those was done
         self.offered = 0
         self.served = 0
         self.errors: Counter[str] = Counter()
@@ -479,6 +481,7 @@ class Stats:
         if counted:
             self.errors[code] += 1
             self.latencies.append(timeout * 1000)
+            self.done_at.append(time.perf_counter())
 
 
 def natural(card: int) -> bool:
@@ -686,6 +689,7 @@ class Table:
             stats.served += 1
             stats.kinds[command["type"]] += 1
             stats.latencies.append(latency * 1000)
+            stats.done_at.append(time.perf_counter())
 
 
 async def pace(
@@ -866,11 +870,7 @@ async def setup_tables(
         raise AssertionError("unreachable")
 
     unfilled: Counter[str] = Counter()  # seats refused with a 409 while tables arrive
-    refusing_from: list[int] = []  # how many ramp moves had finished at the first refusal
-
-    def refusal() -> None:
-        if ramp_seconds and not refusing_from:
-            refusing_from.append(len(ramped.latencies))
+    last_in = [0.0]  # perf_counter() when the last table that got in was made
 
     async def make(t: int) -> Table | None:
         c = clients[t % len(clients)]
@@ -882,7 +882,6 @@ async def setup_tables(
             cookies={"buraco_session": own[0]},
         )
         if refused(r):
-            refusal()
             return None
         r.raise_for_status()
         tid = r.json()["id"]
@@ -900,8 +899,6 @@ async def setup_tables(
                 # arrive under load, a seat may also be refused with a 409, counted.)
                 if not refused(r):
                     unfilled[r.json().get("error", {}).get("code", "409")] += 1
-                else:
-                    refusal()
                 for gone in table.seats[:seat]:
                     await gone.ws.close()
                 return None
@@ -921,6 +918,7 @@ async def setup_tables(
             await asyncio.sleep(t * ramp_seconds / k)
             table = await make(t)
             if table is not None:
+                last_in[0] = time.perf_counter()
                 until = time.monotonic() + 60
                 while table.phase != "draw" or any(s.v == 0 for s in table.seats):
                     if time.monotonic() > until:
@@ -936,7 +934,10 @@ async def setup_tables(
         finally:
             stop.set()
             await asyncio.gather(*playing)
-        refusing = ramped.latencies[refusing_from[0] :] if refusing_from else []
+        # once the last table that got in was made, every later one was refused
+        refusing = [
+            ms for ms, at in zip(ramped.latencies, ramped.done_at, strict=True) if at > last_in[0]
+        ]
         RAMP.update(
             ramp_p99_ms=round(pct(ramped.latencies, 0.99), 2),
             ramp_failures=sum(ramped.errors.values()),
@@ -946,7 +947,7 @@ async def setup_tables(
         print(
             f"while they arrived: {ramped.served}/{ramped.offered} moves served in time, "
             f"p99 {RAMP['ramp_p99_ms']:.1f} ms, failures {dict(ramped.errors)}; "
-            f"after the first refusal: {len(refusing)} moves, p99 "
+            f"after the last table got in (every later one refused): {len(refusing)} moves, p99 "
             f"{RAMP['ramp_refusing_p99_ms']} ms; seats refused otherwise: {dict(unfilled)}",
             flush=True,
         )
@@ -1007,6 +1008,7 @@ class EchoTable:
             if counted:
                 stats.served += 1
                 stats.latencies.append(fut.result() * 1000)
+                stats.done_at.append(time.perf_counter())
             return
         stats.failed(self.error.result() if self.error in done else "timeout", timeout, counted)
         self.v = max(self.v, v)
