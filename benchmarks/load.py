@@ -934,6 +934,13 @@ async def setup_tables(
         finally:
             stop.set()
             await asyncio.gather(*playing)
+        # the tail as the ramp went on: the p99 of the moves done in each fifth of it
+        t_first = min(ramped.done_at, default=0.0)
+        span = max(ramped.done_at, default=0.0) - t_first
+        fifths: list[list[float]] = [[] for _ in range(5)]
+        for ms, at in zip(ramped.latencies, ramped.done_at, strict=True):
+            fifths[min(4, int(5 * (at - t_first) / max(span, 1e-9)))].append(ms)
+        RAMP["ramp_p99_ms_by_fifth"] = [round(pct(f, 0.99), 2) for f in fifths]
         # once the last table that got in was made, every later one was refused
         refusing = [
             ms for ms, at in zip(ramped.latencies, ramped.done_at, strict=True) if at > last_in[0]
@@ -948,7 +955,8 @@ async def setup_tables(
             f"while they arrived: {ramped.served}/{ramped.offered} moves served in time, "
             f"p99 {RAMP['ramp_p99_ms']:.1f} ms, failures {dict(ramped.errors)}; "
             f"after the last table got in (every later one refused): {len(refusing)} moves, p99 "
-            f"{RAMP['ramp_refusing_p99_ms']} ms; seats refused otherwise: {dict(unfilled)}",
+            f"{RAMP['ramp_refusing_p99_ms']} ms; by fifth of the ramp "
+            f"{RAMP['ramp_p99_ms_by_fifth']} ms; seats refused otherwise: {dict(unfilled)}",
             flush=True,
         )
     for c in clients:

@@ -128,4 +128,6 @@ def test_a_ramp_reports_the_moves_played_while_later_tables_were_refused(
     # the refused ones arrive from 3 s on, while the first ones play a move a second
     assert summary["ramp_refusing_moves"] > 0, summary
     assert summary["ramp_refusing_p99_ms"] > 0, summary
+    fifths = summary["ramp_p99_ms_by_fifth"]
+    assert len(fifths) == 5 and min(fifths) <= summary["ramp_p99_ms"] <= max(fifths), summary
     assert any(line.startswith("while they arrived: ") for line in lines), lines
