@@ -166,7 +166,7 @@ def test_development_accepts_the_embedded_defaults(tmp_path: Path) -> None:
 def test_cpu_demand_limit_is_on_except_in_tests_unless_set(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    assert Settings(env="development", var_dir=tmp_path).max_cpu_demand == 0.8
+    assert Settings(env="development", var_dir=tmp_path).max_cpu_demand == 0.65
     assert Settings(env="test", var_dir=tmp_path).max_cpu_demand == 0
     assert Settings(env="test", var_dir=tmp_path, max_cpu_demand=0.7).max_cpu_demand == 0.7
     monkeypatch.setenv("BURACO_MAX_CPU_DEMAND", "0.75")
