@@ -150,9 +150,9 @@ def test_four_players_partner_opposite_animated_within_budget(new_context, artif
 
 
 def test_pairs_scores_read_whole_on_every_phone(new_context, artifacts: Path) -> None:
-    """"Nosotros" and "Ellos" stay whole beside four-digit totals of either sign on every
-    phone size, whatever the deal has scored so far: the totals are written into the bar
-    and measured in one synchronous step, before the client can paint again."""
+    """The side names ("Nosotros", "Ellos") stay whole beside four-digit totals of either
+    sign on every phone size, whatever the deal has scored so far: the totals are written
+    into the bar and measured in one synchronous step, before the client can paint again."""
     page = new_context(390, 844).new_page()
     as_guest(page)
     bot_table(page, 4, "burraco", {**SHORT, "muertos": 0}, target_score=3000)
