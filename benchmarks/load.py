@@ -477,11 +477,15 @@ class Stats:
         self.machine_steal = 0.0  # CPU seconds stolen by the hypervisor in the windows
         self.gc: Counter[str] = Counter()  # the servers' collector pauses in the windows
 
+    def record(self, ms: float) -> None:
+        """A counted move's latency, and when it was done."""
+        self.latencies.append(ms)
+        self.done_at.append(time.perf_counter())
+
     def failed(self, code: str, timeout: float, counted: bool) -> None:
         if counted:
             self.errors[code] += 1
-            self.latencies.append(timeout * 1000)
-            self.done_at.append(time.perf_counter())
+            self.record(timeout * 1000)
 
 
 def natural(card: int) -> bool:
@@ -688,8 +692,7 @@ class Table:
         if counted:
             stats.served += 1
             stats.kinds[command["type"]] += 1
-            stats.latencies.append(latency * 1000)
-            stats.done_at.append(time.perf_counter())
+            stats.record(latency * 1000)
 
 
 async def pace(
@@ -1015,8 +1018,7 @@ class EchoTable:
         if fut in done:
             if counted:
                 stats.served += 1
-                stats.latencies.append(fut.result() * 1000)
-                stats.done_at.append(time.perf_counter())
+                stats.record(fut.result() * 1000)
             return
         stats.failed(self.error.result() if self.error in done else "timeout", timeout, counted)
         self.v = max(self.v, v)
@@ -1135,6 +1137,7 @@ class BaselinePlayers:
         """The window's figures, once its moves in flight are done, added to ``stats``."""
         result = await self._read()
         stats.latencies += result["latencies"]
+        stats.done_at += result["done_at"]  # perf_counter() is the machine's monotonic clock
         stats.offered += result["offered"]
         stats.served += result["served"]
         stats.errors.update(result["errors"])
@@ -1182,6 +1185,7 @@ async def baseline_players(config: dict[str, Any]) -> None:
         say(
             {
                 "latencies": stats.latencies,
+                "done_at": stats.done_at,
                 "offered": stats.offered,
                 "served": stats.served,
                 "errors": dict(stats.errors),
