@@ -1,4 +1,5 @@
-"""Bets: seat holds, the game's escrow, settlement, special-table credits.
+"""Bets: seat holds, the game's escrow, special-table credits (settlement.py pays the
+escrow out, and gives everything back when a start fails).
 
 A seat hold is real money moved from the wallet to ``hold:{table}:{user}``, so
 "available" is simply the wallet balance and two sits can never spend the same coins.
@@ -23,7 +24,6 @@ from app.economy.ledger import COINS, CREDITS, InsufficientFunds
 from app.economy.models import GameBet
 from app.economy.notify import Outbox
 from app.economy.wallets import ensure_wallet
-from app.tables.hooks import GameResult
 
 
 def check_bet(bet: int) -> None:
@@ -76,21 +76,6 @@ async def release_seat(db: AsyncSession, outbox: Outbox, user_id: int, table_id:
     )
     outbox.wallet_changed(user_id)
     return True
-
-
-async def abort_start(db: AsyncSession, outbox: Outbox, result: GameResult) -> bool:
-    """A start that failed, at whatever step: every stake it escrowed goes back (the game
-    is void: ``result.winner_team`` is None) and every hold it did not escrow is
-    released, in this one transaction. True when money moved back."""
-    from app.economy import settlement  # settlement builds on this module
-
-    assert result.winner_team is None
-    refunded = await db.get(GameBet, result.game_id) is not None and await settlement.settle_game(
-        db, outbox, result
-    )
-    for user_id in sorted(result.teams):
-        refunded = await release_seat(db, outbox, user_id, result.table_id) or refunded
-    return refunded
 
 
 async def start_game(

@@ -137,7 +137,7 @@ class EconomyTables:
         return []
 
     async def abort_start(self, result: GameResult) -> bool:
-        return await self._run(lambda db, box: bets.abort_start(db, box, result))
+        return await self._run(lambda db, box: settlement.abort_start(db, box, result))
 
     async def void_lost_game(self, result: GameResult) -> bool:
         """The reconciler's repair of a game whose table was lost (settlement.py)."""

@@ -1,4 +1,5 @@
-"""Paying a finished game's pot exactly once, recording results, XP and level-ups."""
+"""Paying a finished game's pot exactly once, recording results, XP and level-ups; giving
+back what a failed start escrowed or held."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.core.db import utcnow
 from app.economy import ledger, levels
-from app.economy.bets import locked_bet, mark_settled
+from app.economy.bets import locked_bet, mark_settled, release_seat
 from app.economy.ledger import COINS
 from app.economy.models import GameBet, GameRecord
 from app.economy.notify import Outbox
@@ -51,6 +52,19 @@ async def settle_game(db: AsyncSession, outbox: Outbox, result: GameResult) -> b
     await _record(db, outbox, result, plan)
     await db.flush()
     return True
+
+
+async def abort_start(db: AsyncSession, outbox: Outbox, result: GameResult) -> bool:
+    """A start that failed, at whatever step: every stake it escrowed goes back (the game
+    is void: ``result.winner_team`` is None) and every hold it did not escrow is
+    released, in this one transaction. True when money moved back."""
+    assert result.winner_team is None
+    refunded = await db.get(GameBet, result.game_id) is not None and await settle_game(
+        db, outbox, result
+    )
+    for user_id in sorted(result.teams):
+        refunded = await release_seat(db, outbox, user_id, result.table_id) or refunded
+    return refunded
 
 
 async def void_and_notify(db: AsyncSession, outbox: Outbox, result: GameResult) -> bool:
