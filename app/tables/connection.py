@@ -527,7 +527,10 @@ class Connection:
             v = await self.svc.abandon(msg.table, self.user_id)
             await self._write({"type": "left", "table": msg.table, "v": v})
         elif isinstance(msg, EmoteMsg):
-            await emotes.send(self, msg)
+            sender = emotes.Sender(
+                self.svc, self.ws.app.state.sessionmaker, self.user_id, self.name, self.watches
+            )
+            await emotes.send(sender, msg)
 
     async def _lobby(self, on: bool) -> None:
         if not on:

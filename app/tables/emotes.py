@@ -11,10 +11,12 @@ their sockets (``emote_limit`` per ``emote_window_seconds``), with the stable co
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import orjson
 from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.core import ratelimit
 from app.core.errors import AppError
@@ -23,51 +25,62 @@ from app.social.chat import channel_name
 from app.tables.protocol import EmoteMsg
 
 if TYPE_CHECKING:
-    from app.tables.connection import Connection
+    from app.tables.fanout import TableWatch
+    from app.tables.service import TableService
 
 # Free for everyone (drawn in frontend/public/cosmetics/{id}.svg like the shop's).
 BASIC = ("basic_hola", "basic_bien", "basic_uy", "basic_gracias")
 
 
-async def owns_emote(conn: Connection, sku: str) -> bool:
+@dataclass(frozen=True)
+class Sender:
+    """Who sends an emote, and what the socket that sent it has at hand."""
+
+    svc: TableService
+    sessionmaker: async_sessionmaker[AsyncSession]
+    user_id: int
+    name: str
+    watches: dict[str, TableWatch]
+
+
+async def owns_emote(sender: Sender, sku: str) -> bool:
     """The shop's emotes are owned in "Mis cosas" (Postgres): asked only after the rate
     limit let the emote through, so a flood never reaches the database."""
-    maker = conn.ws.app.state.sessionmaker
     stmt = (
         select(InventoryItem.sku)
         .join(ShopItem, ShopItem.sku == InventoryItem.sku)
         .where(
-            InventoryItem.user_id == conn.user_id,
+            InventoryItem.user_id == sender.user_id,
             InventoryItem.sku == sku,
             ShopItem.kind == "emote",
         )
     )
-    async with maker() as db:
+    async with sender.sessionmaker() as db:
         return (await db.execute(stmt)).first() is not None
 
 
-async def send(conn: Connection, msg: EmoteMsg) -> None:
-    watch = conn.watches.get(msg.table)
+async def send(sender: Sender, msg: EmoteMsg) -> None:
+    watch = sender.watches.get(msg.table)
     if watch is None:
         raise AppError("not_watching", "Sit at or watch the table first.", 409)
-    settings = conn.svc.settings
+    settings = sender.svc.settings
     verdict = await ratelimit.hit(
-        conn.svc.redis,
-        f"rl:emote:{conn.user_id}",
+        sender.svc.redis,
+        f"rl:emote:{sender.user_id}",
         settings.emote_limit,
         settings.emote_window_seconds,
     )
     if not verdict.allowed:
         raise AppError("emote_rate_limited", f"Too many emotes: wait {verdict.retry_after} s.", 429)
-    if msg.emote not in BASIC and not await owns_emote(conn, msg.emote):
+    if msg.emote not in BASIC and not await owns_emote(sender, msg.emote):
         raise AppError("emote_not_owned", "You do not own that emote.", 403)
     frame: dict[str, Any] = {
         "type": "emote",
         "table": msg.table,
         "emote": msg.emote,
-        "user_id": conn.user_id,
-        "name": conn.name,
+        "user_id": sender.user_id,
+        "name": sender.name,
         "seat": watch.seat,
         "at": time.time(),
     }
-    await conn.svc.redis.publish(f"chat:{channel_name(msg.table)}", orjson.dumps(frame))
+    await sender.svc.redis.publish(f"chat:{channel_name(msg.table)}", orjson.dumps(frame))
