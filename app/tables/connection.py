@@ -25,7 +25,7 @@ from app.core.logging import WsSession
 from app.rules.legal import legal_commands
 from app.rules.serialize import command_from_dict, command_to_dict
 from app.social import presence
-from app.tables import emotes, lobby, sockets
+from app.tables import emotes, listing, sockets
 from app.tables.fanout import Hub, TableWatch, shared_frames, snapshot_frame
 from app.tables.protocol import (
     CLIENT_MESSAGE,
@@ -539,8 +539,8 @@ class Connection:
             return
         await self.hub.add(LOBBY_CHANNEL, self.deliver)
         await self.hub.add(LOBBY_CHAT, self.deliver)
-        tables = await lobby.list_tables(self.svc, {})
-        playing = await lobby.list_playing(self.svc, {})
+        tables = await listing.waiting(self.svc.store, {})
+        playing = await listing.playing(self.svc.store, {})
         await self._write({"type": "lobby", "tables": tables, "playing": playing})
 
     async def _watch(self, table_id: str, last_v: int | None) -> None:

@@ -15,22 +15,28 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from redis.exceptions import RedisError
 
+from app.rules.state import State
+from app.tables.meta import TableMeta
+from app.tables.service import Change, TableService, table_record
 from app.tables.store import table_channel
-
-if TYPE_CHECKING:
-    from app.rules.state import State
-    from app.tables.meta import TableMeta
-    from app.tables.service import Change, TableService
 
 log = logging.getLogger("app.tables.idle")
 
 
+TIMER = "idle"
+
+
 def idle_member(table_id: str) -> str:
-    return f"idle|{table_id}|0"
+    return f"{TIMER}|{table_id}|0"
+
+
+def install(svc: TableService) -> None:
+    """Run the idle checks among ``svc``'s timers (by the timer loop that fires them)."""
+    svc.timer_handlers[TIMER] = lambda table_id, arg: check_idle(svc, table_id)
 
 
 async def schedule_idle_check(svc: TableService, table_id: str) -> None:
@@ -77,8 +83,6 @@ async def check_idle(svc: TableService, table_id: str) -> None:
 
 
 async def end_idle(svc: TableService, table_id: str) -> None:
-    from app.tables.service import Change, table_record
-
     def void(v: int, meta: TableMeta, state: State | None) -> Change:
         if meta.status != "playing" or not bots_only(meta):
             return Change()

@@ -7,7 +7,6 @@ import secrets
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
 
 from app.core.errors import AppError
 from app.rules.errors import RuleViolation
@@ -15,12 +14,11 @@ from app.rules.ruleset import PRESET_PLAYERS, make_ruleset
 from app.rules.state import State
 from app.social import i18n
 from app.social.presence import online_ids
+from app.tables import listing
 from app.tables.meta import MIN_BET, BotStrength, Seat, TableMeta, person_seat
 from app.tables.schemas import CreateTableIn
 from app.tables.service import Change, TableService, table_record
-from app.tables.store import PLAYING_KEY
 
-BOT_NAMES = ("Ana", "Luis", "Marta", "Jorge", "Lucía", "Pablo", "Sara", "Diego")
 QUICK_NAME = i18n.render("table.quick", i18n.DEFAULT)
 
 
@@ -31,12 +29,6 @@ async def visible_table(svc: TableService, table_id: str, user_id: int) -> Table
     if not meta.may_watch(user_id):
         raise AppError("table_not_found", "There is no such table.", 404)
     return meta
-
-
-def bot_seat(i: int, strength: BotStrength = "normal") -> Seat:
-    return Seat(
-        user_id=None, name=f"Bot {BOT_NAMES[i % len(BOT_NAMES)]}", bot=True, bot_strength=strength
-    )
 
 
 def _new_id() -> str:
@@ -242,43 +234,6 @@ async def invite(
         )
 
 
-async def list_tables(svc: TableService, filters: dict[str, Any]) -> list[dict[str, Any]]:
-    out = []
-    for raw in await svc.store.list_lobby():
-        meta = TableMeta.model_validate_json(raw)
-        if meta.status != "waiting" or meta.private:
-            continue
-        if not _matches(meta, filters):
-            continue
-        out.append(meta.summary())
-    return out
-
-
-async def list_playing(svc: TableService, filters: dict[str, Any]) -> list[dict[str, Any]]:
-    """Public games in progress, newest first: anyone may watch them as a spectator."""
-    out = []
-    for raw in await svc.store.list_lobby(key=PLAYING_KEY):
-        meta = TableMeta.model_validate_json(raw)
-        if meta.status != "playing" or meta.private or not _matches(meta, filters):
-            continue
-        out.append(meta.summary())
-    return sorted(out, key=lambda t: -t["created_at"])
-
-
-def _matches(meta: TableMeta, f: dict[str, Any]) -> bool:
-    if f.get("preset") and meta.preset != f["preset"]:
-        return False
-    if f.get("players") and meta.players != f["players"]:
-        return False
-    if f.get("min_bet") is not None and meta.bet < f["min_bet"]:
-        return False
-    if f.get("max_bet") is not None and meta.bet > f["max_bet"]:
-        return False
-    if f.get("free_seats") and len(meta.free_seats()) < f["free_seats"]:
-        return False
-    return not (f.get("turbo") is not None and meta.turbo != f["turbo"])
-
-
 QUICK_LOCK_MS = 2000  # held around search + sit/create; expires if its holder dies
 QUICK_LOCK_WAIT = 5.0  # how long a quick play waits for the modality's lock
 _RELEASE_LUA = "if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end"
@@ -327,8 +282,8 @@ async def _quickplay(
     strength: BotStrength,
     equipped: dict[str, str] | None,
 ) -> TableMeta:
-    candidates = await list_tables(
-        svc, {"preset": preset, "players": players, "min_bet": MIN_BET, "max_bet": MIN_BET}
+    candidates = await listing.waiting(
+        svc.store, {"preset": preset, "players": players, "min_bet": MIN_BET, "max_bet": MIN_BET}
     )
     for summary in sorted(candidates, key=lambda t: t["created_at"]):
         if summary["turbo"] or any(s and s["user_id"] == user_id for s in summary["seats"]):

@@ -83,6 +83,15 @@ def person_seat(user_id: int, name: str, equipped: dict[str, str] | None = None)
     return Seat(user_id=user_id, name=name, avatar=eq.get("avatar"), card_back=eq.get("card_back"))
 
 
+BOT_NAMES = ("Ana", "Luis", "Marta", "Jorge", "Lucía", "Pablo", "Sara", "Diego")
+
+
+def bot_seat(i: int, strength: BotStrength = "normal") -> Seat:
+    return Seat(
+        user_id=None, name=f"Bot {BOT_NAMES[i % len(BOT_NAMES)]}", bot=True, bot_strength=strength
+    )
+
+
 def _shared_names(value: Any) -> Any:
     """The deal with every card name the one interned string of that name."""
     if isinstance(value, str):

@@ -14,7 +14,7 @@ from app.api.deps import CurrentUser, DbDep
 from app.core.errors import ERROR_RESPONSES, AppError
 from app.rules.ruleset import PRESETS
 from app.social.routes_prefs import LangDep
-from app.tables import lobby
+from app.tables import listing, lobby
 from app.tables.archive import load_game, verify
 from app.tables.meta import MIN_BET, TableMeta
 from app.tables.overload import refuse_when_saturated
@@ -111,8 +111,8 @@ async def list_tables(
         "free_seats": free_seats,
         "turbo": turbo,
     }
-    listing = lobby.list_playing if status == "playing" else lobby.list_tables
-    tables = [localized(t, lang) for t in await listing(svc, filters)]
+    read = listing.playing if status == "playing" else listing.waiting
+    tables = [localized(t, lang) for t in await read(svc.store, filters)]
     return {"tables": tables, "min_bet": MIN_BET}
 
 

@@ -31,14 +31,12 @@ from app.rules.events import Discarded, Drew, Event, HandEnded
 from app.rules.ruleset import ruleset_from_dict
 from app.rules.serialize import event_to_dict, state_from_dict, state_to_dict
 from app.rules.state import DRAW, PLAY, State, initial_state, next_first
+from app.tables import listing
 from app.tables.botplay import BotPlayer, fallback
 from app.tables.cache import TableCache
 from app.tables.hooks import FreeTables, GameResult, TableHooks
-from app.tables.idle import check_idle, schedule_idle_check
-from app.tables.meta import BOT_STRENGTHS, BotStrength, HandFairness, TableMeta
+from app.tables.meta import BOT_STRENGTHS, BotStrength, HandFairness, TableMeta, bot_seat
 from app.tables.store import (
-    LOBBY_CHANNEL,
-    PLAYING_KEY,
     Conflict,
     Duplicate,
     TableStore,
@@ -105,7 +103,8 @@ class TableService:
         self.local_conns: dict[tuple[str, int], int] = {}
         self.cache = TableCache()
         self.bots = BotPlayer(settings)
-        # Timer kinds of other modules (kind -> handler(table_id, arg)): rematch.install.
+        # Timer kinds of other modules (kind -> handler(table_id, arg)): rematch.install,
+        # idle.install.
         self.timer_handlers: dict[str, Callable[[str, str], Awaitable[None]]] = {}
 
     # ---------------------------------------------------------------- loading
@@ -208,28 +207,7 @@ class TableService:
     # ---------------------------------------------------------------- the lobby
 
     async def after_table_change(self, meta: TableMeta) -> None:
-        listed = meta.status == "waiting" and not meta.private
-        await self.store.set_listed(meta.id, listed, meta.created_at)
-        watchable = meta.status == "playing" and not meta.private
-        await self.store.set_listed(
-            meta.id, watchable, meta.started_at or meta.created_at, key=PLAYING_KEY
-        )
-        if not meta.private:
-            message = (
-                {"type": "lobby_table", "table": meta.summary()}
-                if listed
-                else {"type": "lobby_remove", "table": meta.id}
-            )
-            await self.redis.publish(LOBBY_CHANNEL, orjson.dumps(message))
-            # The "in play" list, live: a game to watch appears when it starts and goes
-            # when it ends (waiting tables change nothing there).
-            if meta.status != "waiting":
-                playing = (
-                    {"type": "lobby_playing", "table": meta.summary()}
-                    if watchable
-                    else {"type": "lobby_playing_remove", "table": meta.id}
-                )
-                await self.redis.publish(LOBBY_CHANNEL, orjson.dumps(playing))
+        await listing.update(self.store, self.redis, meta)
 
     async def notify_user(self, user_id: int, message: dict[str, Any]) -> None:
         await self.redis.publish(user_channel(user_id), orjson.dumps(message))
@@ -395,8 +373,6 @@ class TableService:
                 await self.recover_start(table_id)
             elif kind in self.timer_handlers:
                 await self.timer_handlers[kind](table_id, arg)
-            elif kind == "idle":
-                await check_idle(self, table_id)
         except AppError as exc:
             if exc.status != 404:
                 log.info("timer %s: %s", member, exc.code)
@@ -518,9 +494,9 @@ class TableService:
             if count == 1:  # the first socket back: the seat may have been shown away
                 await self._presence(table_id, user_id, True, None)
         elif count <= 0 and playing:
-            await self._start_grace(table_id, user_id)
+            await self.start_grace(table_id, user_id)
 
-    async def _start_grace(self, table_id: str, user_id: int) -> None:
+    async def start_grace(self, table_id: str, user_id: int) -> None:
         member = f"grace|{table_id}|{user_id}"
         at = time.time() + self.settings.disconnect_grace_seconds
         await self.store.add_timer(member, at)
@@ -576,31 +552,6 @@ class TableService:
         await self.store.cancel_timer(
             *(f"grace|{table_id}|{user_id}" for table_id, user_id in counts)
         )
-
-    async def sweep_dead_processes(self) -> int:
-        """Processes that stopped renewing their heartbeat died without closing their
-        sockets: forget those sockets, and start the grace clock of every player they
-        left with none (as if each had closed the page). Returns how many were swept."""
-        dead_after = self.settings.process_dead_after_seconds
-        swept = 0
-        for proc in await self.store.dead_processes(time.time() - dead_after):
-            if proc == self.proc_id or not await self.store.claim_dead(proc):
-                continue
-            swept += 1
-            for table_id, user_id, left in await self.store.drop_process(proc):
-                await schedule_idle_check(self, table_id)  # its viewers went with it
-                if left > 0:
-                    continue
-                try:
-                    _, meta, _ = await self.load(table_id)
-                except AppError:
-                    continue
-                if meta.status == "playing" and meta.seat_of(user_id) is not None:
-                    log.info(
-                        "process %s died: grace clock of user %s on %s", proc, user_id, table_id
-                    )
-                    await self._start_grace(table_id, user_id)
-        return swept
 
     # ---------------------------------------------------------------- start, end
 
@@ -752,8 +703,6 @@ class TableService:
             if meta.status != "waiting" or not meta.free_seats():
                 return Change()
             meta = meta.model_copy(deep=True)
-            from app.tables.lobby import bot_seat  # a small cycle: lobby builds on us
-
             for i in meta.free_seats():
                 meta.seats[i] = bot_seat(i, strength)
             return Change(meta=meta, records=[table_record("bots_seated", meta)])

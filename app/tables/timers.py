@@ -4,7 +4,8 @@ bot's move or a grace period survives the death of the process that set it.
 
 The liveness heartbeat is a task of its own (``Heartbeat``) that only renews the
 process's entry: a loop busy with moves, timers or a sweep still beats in time, so a
-saturated process is never taken for dead."""
+saturated process is never taken for dead. The loop sweeps the processes that stopped
+beating (``sweep_dead_processes``)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ import logging
 import time
 
 from app.core import metrics
+from app.core.errors import AppError
+from app.tables import idle
 from app.tables.service import TableService
 
 log = logging.getLogger("app.tables.timers")
@@ -32,6 +35,7 @@ class TimerLoop:
         self.next_sweep = 0.0
         self.heartbeat = Heartbeat(svc)
         svc.kick = self.kick
+        idle.install(svc)
 
     def kick(self, member: str, at: float) -> None:
         """A deadline was set: wake up in time for it rather than at the next poll."""
@@ -57,7 +61,7 @@ class TimerLoop:
         if now < self.next_sweep:
             return
         self.next_sweep = now + self.svc.settings.process_dead_after_seconds / 4
-        await self.svc.sweep_dead_processes()
+        await sweep_dead_processes(self.svc)
 
     async def stop(self) -> None:
         # A flag as well as a cancel: on Python 3.11 wait_for can swallow a cancellation
@@ -99,6 +103,30 @@ class TimerLoop:
                 task.add_done_callback(self.running.discard)
                 fired += 1
         return fired
+
+
+async def sweep_dead_processes(svc: TableService) -> int:
+    """Processes that stopped renewing their heartbeat died without closing their
+    sockets: forget those sockets, and start the grace clock of every player they
+    left with none (as if each had closed the page). Returns how many were swept."""
+    dead_after = svc.settings.process_dead_after_seconds
+    swept = 0
+    for proc in await svc.store.dead_processes(time.time() - dead_after):
+        if proc == svc.proc_id or not await svc.store.claim_dead(proc):
+            continue
+        swept += 1
+        for table_id, user_id, left in await svc.store.drop_process(proc):
+            await idle.schedule_idle_check(svc, table_id)  # its viewers went with it
+            if left > 0:
+                continue
+            try:
+                _, meta, _ = await svc.load(table_id)
+            except AppError:
+                continue
+            if meta.status == "playing" and meta.seat_of(user_id) is not None:
+                log.info("process %s died: grace clock of user %s on %s", proc, user_id, table_id)
+                await svc.start_grace(table_id, user_id)
+    return swept
 
 
 class Heartbeat:
