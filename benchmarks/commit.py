@@ -50,7 +50,7 @@ from app.rules.ruleset import make_ruleset  # noqa: E402
 from app.rules.serialize import state_to_dict  # noqa: E402
 from app.rules.state import DRAW, PLAY, initial_state  # noqa: E402
 from app.tables.service import game_records  # noqa: E402
-from app.tables.store import TableStore  # noqa: E402
+from app.tables.storage.store import TableStore  # noqa: E402
 
 
 def hand(seed: int) -> list[tuple[list[dict[str, Any]], bytes]]:

@@ -46,7 +46,7 @@ class Settings(BaseSettings):
     # 503 server_busy (with Retry-After) instead of hanging.
     db_pool_timeout_seconds: float = Field(default=3.0, gt=0)
     # Hash-tagged buckets each global set (timers, processes, lobby indexes) is split
-    # into; 0: 1 on one Redis, 16 on a cluster (app/tables/store.py).
+    # into; 0: 1 on one Redis, 16 on a cluster (app/tables/storage/store.py).
     redis_buckets: int = Field(default=0, ge=0, le=1024)
 
     # Secrets and cookies.

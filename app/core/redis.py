@@ -5,7 +5,7 @@
 * ``redis+cluster://HOST:PORT[,HOST:PORT...]`` (or ``rediss+cluster://``): a Redis
   Cluster through redis-py's asyncio ``RedisCluster`` (the nodes given are only where it
   starts; it discovers the rest). Every key of a table shares its ``{t:ID}`` hash tag,
-  so its scripts run on one shard (app/tables/store.py).
+  so its scripts run on one shard (app/tables/storage/store.py).
 
 With hiredis installed (a dependency) redis-py parses replies and pub/sub messages in C.
 """

@@ -17,7 +17,7 @@ from app.economy.models import PlayerStats
 from app.economy.notify import Outbox
 from app.economy.sql import insert_for, table_of
 from app.social.notifications import add as add_notification
-from app.tables.meta import MIN_BET
+from app.tables.storage.meta import MIN_BET
 
 MAX_LEVEL = 100
 SPECIAL_TABLE_LEVEL = 2

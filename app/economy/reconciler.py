@@ -49,9 +49,9 @@ from app.core.db import utcnow
 from app.economy.hooks import EconomyTables
 from app.economy.models import Account, Entry, GameBet, Transfer
 from app.tables.hooks import GameResult
-from app.tables.meta import TableMeta
 from app.tables.service import TableService
-from app.tables.store import k_hash
+from app.tables.storage.meta import TableMeta
+from app.tables.storage.store import k_hash
 
 log = logging.getLogger("app.economy.reconciler")
 

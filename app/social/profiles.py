@@ -13,7 +13,7 @@ from app.economy.models import GameRecord, PlayerStats
 from app.social import friends, presence
 from app.social.models import FriendRequest
 from app.social.schemas import GameLine, ModalityStats, ProfileOut, Relation
-from app.tables.models import Game
+from app.tables.storage.models import Game
 from app.users.models import User
 
 RECENT_GAMES = 10

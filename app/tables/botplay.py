@@ -43,11 +43,11 @@ from app.rules.serialize import (
     state_to_dict,
 )
 from app.rules.state import DRAW, State
-from app.tables.meta import BotStrength
+from app.tables.storage.meta import BotStrength
 
 KEPT_BOTS = 2048  # bots remembered per process (the least recently used go)
 
-# The table's log from a position on: its records (app/tables/store.py, ``log_from``).
+# The table's log from a position on: its records (app/tables/storage/store.py, ``log_from``).
 LogReader = Callable[[int], Awaitable[list[dict[str, Any]]]]
 
 

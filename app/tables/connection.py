@@ -25,7 +25,7 @@ from app.core.logging import WsSession
 from app.rules.legal import legal_commands
 from app.rules.serialize import command_from_dict, command_to_dict
 from app.social import presence
-from app.tables import emotes, listing, sockets
+from app.tables import emotes, sockets
 from app.tables.fanout import Hub, TableWatch, shared_frames, snapshot_frame
 from app.tables.protocol import (
     CLIENT_MESSAGE,
@@ -44,7 +44,8 @@ from app.tables.protocol import (
     server_busy,
 )
 from app.tables.service import TableService
-from app.tables.store import LOBBY_CHANNEL, table_channel, user_channel
+from app.tables.storage import listing
+from app.tables.storage.store import LOBBY_CHANNEL, table_channel, user_channel
 
 log = logging.getLogger("app.ws")
 

@@ -20,9 +20,9 @@ from typing import Any
 from redis.exceptions import RedisError
 
 from app.rules.state import State
-from app.tables.meta import TableMeta
 from app.tables.service import Change, TableService, table_record
-from app.tables.store import table_channel
+from app.tables.storage.meta import TableMeta
+from app.tables.storage.store import table_channel
 
 log = logging.getLogger("app.tables.idle")
 

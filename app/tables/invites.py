@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from app.core.errors import AppError
 from app.rules.state import State
-from app.tables.meta import TableMeta
 from app.tables.service import Change, TableService, table_record
+from app.tables.storage.meta import TableMeta
 
 
 async def decline(svc: TableService, table_id: str, user_id: int, name: str) -> None:

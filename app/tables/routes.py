@@ -14,9 +14,7 @@ from app.api.deps import CurrentUser, DbDep
 from app.core.errors import ERROR_RESPONSES, AppError
 from app.rules.ruleset import PRESETS
 from app.social.routes_prefs import LangDep
-from app.tables import listing, lobby
-from app.tables.archive import load_game, verify
-from app.tables.meta import MIN_BET, TableMeta
+from app.tables import lobby
 from app.tables.overload import refuse_when_saturated
 from app.tables.personal import equipped, localized
 from app.tables.protocol import REDIS_UNAVAILABLE, server_busy
@@ -38,6 +36,9 @@ from app.tables.schemas import (
     VerifyOut,
 )
 from app.tables.service import Change, TableService, table_record
+from app.tables.storage import listing
+from app.tables.storage.archive import load_game, verify
+from app.tables.storage.meta import MIN_BET, TableMeta
 from app.users.models import User
 from app.users.repository import get_user_by_username
 

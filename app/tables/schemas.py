@@ -21,7 +21,7 @@ from app.rules.ruleset import (
     PRESETS,
     RuleSet,
 )
-from app.tables.meta import MIN_BET, BotStrength, Status
+from app.tables.storage.meta import MIN_BET, BotStrength, Status
 
 MAX_BET = 1_000_000_000
 

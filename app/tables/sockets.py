@@ -29,7 +29,7 @@ from websockets.protocol import State
 
 from app.core.lean import Flag, ReceiveQueue
 from app.core.redis import as_text
-from app.tables.store import user_channel
+from app.tables.storage.store import user_channel
 
 log = logging.getLogger("app.ws")
 

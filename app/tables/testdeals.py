@@ -21,9 +21,9 @@ from app.core.errors import AppError
 from app.rules.cards import full_deck
 from app.rules.deal import deal_from_dict, deal_to_dict
 from app.rules.ruleset import ruleset_from_dict
-from app.tables.meta import TableMeta
 from app.tables.routes import TablesDep, TablesRoute
 from app.tables.service import Change, table_record
+from app.tables.storage.meta import TableMeta
 
 router = APIRouter(prefix="/api/test", tags=["tests"], route_class=TablesRoute)
 TableId = Annotated[str, Path(pattern=r"^[A-Za-z0-9]{1,32}$")]

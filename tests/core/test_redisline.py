@@ -161,7 +161,7 @@ CLUSTER_URL = os.environ.get("BURACO_TEST_REDIS_CLUSTER_URL", "")
 
 @pytest.mark.skipif(not CLUSTER_URL, reason="runs on the local cluster .ci/run starts")
 async def test_on_a_cluster_each_key_goes_to_its_node_and_a_stale_map_falls_back() -> None:
-    from app.tables.store import TableStore, k_hash
+    from app.tables.storage.store import TableStore, k_hash
 
     client = create_redis(CLUSTER_URL)
     try:

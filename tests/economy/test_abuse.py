@@ -15,7 +15,7 @@ from fastapi import FastAPI
 from sqlalchemy import func, select
 
 from app.economy.models import InventoryItem, Transfer
-from app.tables.meta import MIN_BET
+from app.tables.storage.meta import MIN_BET
 from tests.economy.helpers import balance, client_for, coins, new_users
 
 START = 50_000

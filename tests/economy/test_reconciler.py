@@ -17,10 +17,10 @@ from app.economy.models import GameBet, Transfer
 from app.economy.reconciler import Reconciler
 from app.social.models import Notification
 from app.tables import lobby
-from app.tables.meta import MIN_BET, TableMeta
 from app.tables.schemas import CreateTableIn
 from app.tables.service import Change, TableService, table_record
-from app.tables.store import k_hash
+from app.tables.storage.meta import MIN_BET, TableMeta
+from app.tables.storage.store import k_hash
 from tests.economy.helpers import balance, coins, credits, new_users
 
 START = 50_000

@@ -10,10 +10,10 @@ import httpx
 from fastapi import FastAPI
 
 from app.economy.hooks import EconomyTables
-from app.tables.archive import GameArchive
 from app.tables.lobby import build_meta
-from app.tables.meta import Seat
 from app.tables.schemas import CreateTableIn
+from app.tables.storage.archive import GameArchive
+from app.tables.storage.meta import Seat
 from tests.economy.helpers import client_for, new_users
 from tests.social.test_profiles import play
 

@@ -1,4 +1,4 @@
-"""The per-process table cache (app/tables/cache.py): it only ever holds what Redis held
+"""The per-process table cache (app/tables/storage/cache.py): it only ever holds what Redis held
 at the entry's version, advancing on records that follow it exactly."""
 
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 import time
 
 from app.rules.ruleset import ruleset_from_dict
-from app.tables.cache import TableCache
-from app.tables.meta import Seat, TableMeta
+from app.tables.storage.cache import TableCache
+from app.tables.storage.meta import Seat, TableMeta
 
 
 def meta(name: str = "t") -> TableMeta:
@@ -88,10 +88,10 @@ def test_one_encoding_per_viewer_kind() -> None:
 
 def test_cached_metas_share_their_rule_set_and_card_names() -> None:
     """What every cached meta repeats is held once: tables with the same rules share one
-    dict, and a deal's card names are the interned strings (app/tables/meta.py)."""
+    dict, and a deal's card names are the interned strings (app/tables/storage/meta.py)."""
     from app.rules.deal import deal_to_dict, random_deal
     from app.rules.ruleset import make_ruleset
-    from app.tables.meta import HandFairness
+    from app.tables.storage.meta import HandFairness
 
     rules = make_ruleset("cerrado").to_dict()
     deal = deal_to_dict(random_deal(make_ruleset("cerrado"), 1))
@@ -120,7 +120,7 @@ def test_cached_metas_share_one_set_of_field_names_and_stay_independent() -> Non
 
     from app.rules.deal import deal_to_dict, random_deal
     from app.rules.ruleset import make_ruleset
-    from app.tables.meta import HandFairness
+    from app.tables.storage.meta import HandFairness
 
     rules = make_ruleset("cerrado", 4)
     full = meta("a")

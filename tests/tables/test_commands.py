@@ -11,7 +11,7 @@ from typing import Any
 import orjson
 import redis
 
-from app.tables.store import k_hash, k_log
+from app.tables.storage.store import k_hash, k_log
 from tests.tables.harness import Player, Server
 from tests.tables.test_games import SHORT_2P, seat_players
 
@@ -169,7 +169,7 @@ def test_a_commit_the_socket_already_has_does_not_wake_its_pump() -> None:
 
     from app.tables.connection import Connection
     from app.tables.fanout import TableWatch
-    from app.tables.store import table_channel
+    from app.tables.storage.store import table_channel
 
     hub = SimpleNamespace(table_cache=object())
     conn = Connection(None, 7, "x", hub, SimpleNamespace(cache=None))  # type: ignore[arg-type]
@@ -201,7 +201,7 @@ def test_the_pump_keeps_nothing_of_a_commit_while_it_waits_for_the_next() -> Non
     from types import SimpleNamespace
 
     from app.tables.connection import Connection
-    from app.tables.store import table_channel
+    from app.tables.storage.store import table_channel
 
     class Payload(dict[str, Any]):  # a dict that a weak reference can follow
         pass
@@ -238,7 +238,7 @@ def test_an_idle_pump_is_not_woken_for_the_next_commit_of_its_table() -> None:
 
     from app.tables.connection import Connection
     from app.tables.fanout import TableWatch
-    from app.tables.store import table_channel
+    from app.tables.storage.store import table_channel
 
     class Sender:
         def __init__(self) -> None:

@@ -1,4 +1,4 @@
-"""Events on the bus, not states (app/tables/store.py, cache.py, fanout.py).
+"""Events on the bus, not states (app/tables/storage/store.py, cache.py, fanout.py).
 
 Games are played by scripted people on two real server processes; besides them, THIS
 test process runs the production hub and table cache on the same Redis, as any other
@@ -24,7 +24,7 @@ from app.core.redis import create_redis
 from app.rules.serialize import state_from_dict, state_to_dict
 from app.tables.fanout import Hub
 from app.tables.service import TableService
-from app.tables.store import k_hash, table_channel
+from app.tables.storage.store import k_hash, table_channel
 from tests.tables.conftest import no_crash
 from tests.tables.harness import Player, Server, archived_game, create_table, sit
 from tests.tables.spy import check_viewer, truth_from_archive

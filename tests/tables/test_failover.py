@@ -15,7 +15,7 @@ import orjson
 import websockets
 
 from app.rules.serialize import state_from_dict, state_to_dict
-from app.tables.store import k_hash
+from app.tables.storage.store import k_hash
 from tests.tables.conftest import LONG, no_crash, sync_client
 from tests.tables.harness import (
     Closed,

@@ -14,7 +14,7 @@ import pytest
 import redis
 
 from app.rules.serialize import state_from_dict, state_to_dict
-from app.tables.store import k_hash
+from app.tables.storage.store import k_hash
 from tests.tables.conftest import no_crash
 from tests.tables.harness import Player, Server, archived_game, create_table, sit
 from tests.tables.spy import check_totals, check_viewer, truth_from_archive

@@ -16,7 +16,7 @@ import pytest
 import redis
 import websockets
 
-from app.tables.store import k_cids, k_hash, k_log
+from app.tables.storage.store import k_cids, k_hash, k_log
 from tests.tables.conftest import no_crash
 from tests.tables.harness import ORIGIN, Player, Server, create_table
 from tests.tables.test_games import SHORT_2P, seat_players

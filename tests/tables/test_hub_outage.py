@@ -18,7 +18,7 @@ import redis
 
 from app.core.redis import create_redis
 from app.tables.fanout import Hub
-from app.tables.store import table_channel
+from app.tables.storage.store import table_channel
 from tests.support import free_port
 from tests.tables.test_events import until
 

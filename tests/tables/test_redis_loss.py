@@ -14,7 +14,7 @@ from sqlalchemy import select
 
 from app.core.db import create_engine, create_sessionmaker
 from app.economy.models import GameBet
-from app.tables.meta import MIN_BET
+from app.tables.storage.meta import MIN_BET
 from tests.economy.helpers import assert_conserved, coins
 from tests.tables.harness import Player, start_servers
 

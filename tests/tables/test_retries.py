@@ -13,9 +13,9 @@ import pytest
 from app.core.config import Settings
 from app.core.redis import create_redis
 from app.rules.state import State
-from app.tables.meta import TableMeta
 from app.tables.service import Change, TableService, table_record
-from app.tables.store import Conflict
+from app.tables.storage.meta import TableMeta
+from app.tables.storage.store import Conflict
 from tests.tables.test_cache import meta
 
 

@@ -1,4 +1,4 @@
-"""The commit script (app/tables/store.py) on one real Redis and on the embedded one: a
+"""The commit script (app/tables/storage/store.py) on one real Redis and on the embedded one: a
 move's new turn timers are saved by the same script call as the move, and only when the
 move is committed."""
 
@@ -15,7 +15,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 
 from app.core.redis import close_redis, create_redis
 from app.core.redisline import lines_for
-from app.tables.store import (
+from app.tables.storage.store import (
     RESUME_MAX_RECORDS,
     TIMERS_KEY,
     Conflict,

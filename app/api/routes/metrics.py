@@ -16,8 +16,8 @@ from fastapi.responses import Response
 from app.core import metrics
 from app.core.errors import AppError
 from app.rules.ruleset import PRESETS
-from app.tables.meta import TableMeta
-from app.tables.store import LOBBY_KEY, PLAYING_KEY
+from app.tables.storage.meta import TableMeta
+from app.tables.storage.store import LOBBY_KEY, PLAYING_KEY
 
 router = APIRouter(tags=["operations"])
 

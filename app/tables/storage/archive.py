@@ -11,8 +11,8 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from app.core.db import unit_of_work
 from app.core.errors import AppError
 from app.rules.deal import deal_commitment, deal_from_dict
-from app.tables.meta import TableMeta
-from app.tables.models import Game
+from app.tables.storage.meta import TableMeta
+from app.tables.storage.models import Game
 
 
 class GameArchive:

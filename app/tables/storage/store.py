@@ -14,7 +14,7 @@ changed it (else ''; the records carry only its public part, and the deals of ha
 play are needed to decide), a newline, and the state saved only when the records do not
 determine it (no game record; else ''). A process that serves viewers of the table folds
 the game records into its cached state with the engine's ``evolve``
-(``app/tables/cache.py``). JSON never holds a raw newline, so the split is exact. On a
+(``app/tables/storage/cache.py``). JSON never holds a raw newline, so the split is exact. On a
 cluster the publish is SPUBLISH: the channel's hash tag keeps it on the table's shard.
 """
 

@@ -25,7 +25,7 @@ from app.rules.engine import evolve
 from app.rules.ruleset import ruleset_from_dict
 from app.rules.serialize import event_from_dict, state_from_dict
 from app.rules.state import State, initial_state
-from app.tables.meta import TableMeta
+from app.tables.storage.meta import TableMeta
 
 MAX_ENTRIES = 20_000
 

@@ -13,8 +13,8 @@ from typing import Any
 import orjson
 from redis.asyncio import Redis
 
-from app.tables.meta import TableMeta
-from app.tables.store import LOBBY_CHANNEL, PLAYING_KEY, TableStore
+from app.tables.storage.meta import TableMeta
+from app.tables.storage.store import LOBBY_CHANNEL, PLAYING_KEY, TableStore
 
 
 async def update(store: TableStore, redis: Redis, meta: TableMeta) -> None:
