@@ -69,7 +69,7 @@ def layouts(rules: RuleSet) -> list[tuple[list[bool], list[int]]]:
 
 def play(state: State, bots: list[Bot], times: list[float] | None) -> State:
     # With three or four players a strong bot is told every event of the table, as the
-    # live tables tell it (app/tables/botplay.py); it reads only their public parts.
+    # live tables tell it (app/tables/play/botplay.py); it reads only their public parts.
     told = [
         (s, b) for s, b in enumerate(bots) if isinstance(b, StrongBot) and wants_events(state.rules)
     ]

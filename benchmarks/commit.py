@@ -49,7 +49,7 @@ from app.rules.engine import apply  # noqa: E402
 from app.rules.ruleset import make_ruleset  # noqa: E402
 from app.rules.serialize import state_to_dict  # noqa: E402
 from app.rules.state import DRAW, PLAY, initial_state  # noqa: E402
-from app.tables.service import game_records  # noqa: E402
+from app.tables.play.service import game_records  # noqa: E402
 from app.tables.storage.store import TableStore  # noqa: E402
 
 

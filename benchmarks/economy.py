@@ -39,7 +39,7 @@ from app.economy import gifts  # noqa: E402
 from app.economy.hooks import EconomyTables  # noqa: E402
 from app.economy.notify import Notifier, Outbox  # noqa: E402
 from app.social.models import Friendship  # noqa: E402
-from app.tables.hooks import GameResult  # noqa: E402
+from app.tables.play.hooks import GameResult  # noqa: E402
 from app.users.models import User  # noqa: E402
 
 BASE_URL = os.environ.get(

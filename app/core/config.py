@@ -112,7 +112,7 @@ class Settings(BaseSettings):
     max_loop_lag_ms: float = Field(default=200, gt=0)
     max_cpu_demand: float = Field(default=0.65, ge=0, le=1)
     # A game of bots only that nobody watches ends void this long after it is left
-    # (app/tables/idle.py).
+    # (app/tables/play/idle.py).
     idle_table_check_seconds: float = Field(default=30, gt=0, le=3600)
 
     # Economy.

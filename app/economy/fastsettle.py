@@ -43,7 +43,7 @@ from app.economy.ledger import COINS, CREDITS, DuplicateTransfer
 from app.economy.levels import MAX_LEVEL
 from app.economy.notify import Outbox
 from app.economy.payouts import settle
-from app.tables.hooks import GameResult
+from app.tables.play.hooks import GameResult
 
 # The level reached with X XP (levels.level_for, exact integers).
 _LEVEL = "(SELECT max(n) FROM generate_series(1, {top}) AS n WHERE 50 * n * (n - 1) <= {xp})"

@@ -24,7 +24,7 @@ from app.economy import bets, fastsettle, settlement
 from app.economy.ledger import DuplicateTransfer
 from app.economy.models import GameBet
 from app.economy.notify import Notifier, Outbox
-from app.tables.hooks import GameResult
+from app.tables.play.hooks import GameResult
 
 T = TypeVar("T")
 log = logging.getLogger("app.economy")

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from app.economy.levels import xp_for
-from app.tables.hooks import GameResult
+from app.tables.play.hooks import GameResult
 
 
 @dataclass(frozen=True, slots=True)

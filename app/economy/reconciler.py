@@ -48,8 +48,8 @@ from sqlalchemy import and_, func, or_, select
 from app.core.db import utcnow
 from app.economy.hooks import EconomyTables
 from app.economy.models import Account, Entry, GameBet, Transfer
-from app.tables.hooks import GameResult
-from app.tables.service import TableService
+from app.tables.play.hooks import GameResult
+from app.tables.play.service import TableService
 from app.tables.storage.meta import TableMeta
 from app.tables.storage.store import k_hash
 

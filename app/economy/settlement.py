@@ -14,7 +14,7 @@ from app.economy.notify import Outbox
 from app.economy.payouts import Settlement, settle
 from app.economy.sql import insert_ignore, table_of
 from app.social import notifications
-from app.tables.hooks import GameResult
+from app.tables.play.hooks import GameResult
 
 
 async def settle_game(db: AsyncSession, outbox: Outbox, result: GameResult) -> bool:

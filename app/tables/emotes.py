@@ -26,7 +26,7 @@ from app.tables.protocol import EmoteMsg
 
 if TYPE_CHECKING:
     from app.tables.fanout import TableWatch
-    from app.tables.service import TableService
+    from app.tables.play.service import TableService
 
 # Free for everyone (drawn in frontend/public/cosmetics/{id}.svg like the shop's).
 BASIC = ("basic_hola", "basic_bien", "basic_uy", "basic_gracias")

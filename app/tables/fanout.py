@@ -36,13 +36,13 @@ from app.core.redissub import Subscriber
 from app.rules.ruleset import RuleSet, ruleset_from_dict
 from app.rules.serialize import event_from_dict
 from app.rules.views import redact, view_for
-from app.tables.idle import schedule_idle_check
+from app.tables.play.idle import schedule_idle_check
 from app.tables.storage.cache import GAP, TableCache
 from app.tables.storage.meta import TableMeta
 from app.tables.storage.store import channel_table
 
 if TYPE_CHECKING:
-    from app.tables.service import TableService
+    from app.tables.play.service import TableService
 
 log = logging.getLogger("app.tables.fanout")
 

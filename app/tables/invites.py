@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from app.core.errors import AppError
 from app.rules.state import State
-from app.tables.service import Change, TableService, table_record
+from app.tables.play.service import Change, TableService, table_record
 from app.tables.storage.meta import TableMeta
 
 

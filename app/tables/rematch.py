@@ -22,7 +22,7 @@ from typing import Any
 from app.core.errors import AppError
 from app.core.redis import as_text
 from app.tables.lobby import _new_id as new_table_id
-from app.tables.service import TableService
+from app.tables.play.service import TableService
 from app.tables.storage.meta import TableMeta
 
 TIMER = "rematch"

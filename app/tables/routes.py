@@ -17,6 +17,7 @@ from app.social.routes_prefs import LangDep
 from app.tables import lobby
 from app.tables.overload import refuse_when_saturated
 from app.tables.personal import equipped, localized
+from app.tables.play.service import Change, TableService, table_record
 from app.tables.protocol import REDIS_UNAVAILABLE, server_busy
 from app.tables.schemas import (
     PRESET_ENUM,
@@ -35,7 +36,6 @@ from app.tables.schemas import (
     TableOut,
     VerifyOut,
 )
-from app.tables.service import Change, TableService, table_record
 from app.tables.storage import listing
 from app.tables.storage.archive import load_game, verify
 from app.tables.storage.meta import MIN_BET, TableMeta

@@ -20,7 +20,7 @@ from app.economy import audit
 from app.economy.hooks import EconomyTables
 from app.economy.models import Account, ShopItem
 from app.economy.sql import insert_ignore, table_of
-from app.tables.hooks import GameResult
+from app.tables.play.hooks import GameResult
 from app.users.models import User
 from app.users.service import start_session
 from app.users.tokens import SESSION_COOKIE

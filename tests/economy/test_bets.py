@@ -9,7 +9,7 @@ from sqlalchemy import select
 from app.core.errors import AppError
 from app.economy.hooks import EconomyTables
 from app.economy.models import GameRecord, PlayerStats
-from app.tables.hooks import GameResult
+from app.tables.play.hooks import GameResult
 from tests.economy.helpers import Listener, balance, coins, new_users
 
 START = 50_000

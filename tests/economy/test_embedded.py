@@ -7,7 +7,7 @@ from fastapi import FastAPI
 
 from app.economy.hooks import EconomyTables
 from app.economy.notify import Notifier
-from app.tables.hooks import GameResult
+from app.tables.play.hooks import GameResult
 from tests.economy.helpers import assert_conserved, coins, new_users
 
 

@@ -20,7 +20,7 @@ from app.economy.hooks import EconomyTables
 from app.economy.models import Account, Entry, GameBet, GameRecord, PlayerStats, Transfer
 from app.economy.notify import Outbox
 from app.social.models import Notification
-from app.tables.hooks import GameResult
+from app.tables.play.hooks import GameResult
 from tests.economy.helpers import Listener, balance, coins, new_users
 
 BET = 6_000

@@ -13,7 +13,7 @@ from app.core.errors import AppError
 from app.economy import settlement
 from app.economy.hooks import EconomyTables
 from app.economy.models import Account, Transfer
-from app.tables.hooks import GameResult
+from app.tables.play.hooks import GameResult
 from tests.economy.helpers import balance, coins, new_users
 
 BET = 6_000

@@ -29,7 +29,7 @@ from app.economy import audit, gifts, settlement, shop, wallets
 from app.economy.hooks import EconomyTables
 from app.economy.notify import Notifier, Outbox
 from app.social.models import Friendship
-from app.tables.hooks import GameResult
+from app.tables.play.hooks import GameResult
 from app.users.models import User
 from tests.economy.helpers import new_users, seed_shop
 from tests.support import truncate_pg_tables

@@ -13,7 +13,7 @@ from fastapi import FastAPI
 from app.economy.hooks import EconomyTables
 from app.social import i18n
 from app.social.notifications import KINDS
-from app.tables.hooks import GameResult
+from app.tables.play.hooks import GameResult
 from tests.economy.helpers import client_for, new_users, win_at_table
 from tests.social.test_profiles import play
 

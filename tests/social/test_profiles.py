@@ -14,7 +14,7 @@ from app.core.db import utcnow
 from app.economy.hooks import EconomyTables
 from app.economy.models import GameRecord
 from app.social import presence
-from app.tables.hooks import GameResult
+from app.tables.play.hooks import GameResult
 from tests.economy.helpers import Listener, client_for, new_users
 
 BET = 6_000

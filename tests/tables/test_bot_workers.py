@@ -1,4 +1,4 @@
-"""A strong bot's worker process (app/tables/botplay.py) does not outlive the server
+"""A strong bot's worker process (app/tables/play/botplay.py) does not outlive the server
 that started it: killed outright, the server never shuts its pool down, and the worker
 exits by itself. Real processes: a parent that starts the pool, then is SIGKILLed."""
 
@@ -10,7 +10,7 @@ import signal
 import time
 
 from app.core.config import Settings
-from app.tables.botplay import BotPlayer
+from app.tables.play.botplay import BotPlayer
 
 
 def _pid() -> int:

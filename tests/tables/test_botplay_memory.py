@@ -1,4 +1,4 @@
-"""A strong bot at a live table of four is told the table's events (app/tables/botplay.py):
+"""A strong bot at a live table of four is told the table's events (app/tables/play/botplay.py):
 before each decision it reads the log records its memory has not seen, only those, and
 ends up knowing what a memory told every event knows. The log here is the records of a
 hand played by the engine, as the commit script writes them."""
@@ -14,7 +14,7 @@ from app.rules.ruleset import make_ruleset
 from app.rules.search import PileMemory, StrongBot
 from app.rules.serialize import event_to_dict
 from app.rules.state import DRAW
-from app.tables.botplay import BotPlayer
+from app.tables.play.botplay import BotPlayer
 from tests.rules.rules_support import dealt, in_play
 
 

@@ -23,7 +23,7 @@ from app.core.config import Settings
 from app.core.redis import create_redis
 from app.rules.serialize import state_from_dict, state_to_dict
 from app.tables.fanout import Hub
-from app.tables.service import TableService
+from app.tables.play.service import TableService
 from app.tables.storage.store import k_hash, table_channel
 from tests.tables.conftest import no_crash
 from tests.tables.harness import Player, Server, archived_game, create_table, sit

@@ -1,4 +1,4 @@
-"""Graceful overload (app/tables/overload.py) and tables nobody plays (app/tables/idle.py),
+"""Graceful overload (app/tables/overload.py) and tables nobody plays (app/tables/play/idle.py),
 on real processes and real Redis."""
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ import pytest
 from app.core.config import Settings
 from app.core.redis import create_redis
 from app.rules.state import State
-from app.tables.service import Change, TableService, table_record
+from app.tables.play.service import Change, TableService, table_record
 from app.tables.storage.meta import TableMeta
 from app.tables.storage.store import Conflict
 from tests.tables.test_cache import meta

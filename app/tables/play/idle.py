@@ -20,11 +20,11 @@ from typing import Any
 from redis.exceptions import RedisError
 
 from app.rules.state import State
-from app.tables.service import Change, TableService, table_record
+from app.tables.play.service import Change, TableService, table_record
 from app.tables.storage.meta import TableMeta
 from app.tables.storage.store import table_channel
 
-log = logging.getLogger("app.tables.idle")
+log = logging.getLogger("app.tables.play.idle")
 
 
 TIMER = "idle"

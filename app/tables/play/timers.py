@@ -16,10 +16,10 @@ import time
 
 from app.core import metrics
 from app.core.errors import AppError
-from app.tables import idle
-from app.tables.service import TableService
+from app.tables.play import idle
+from app.tables.play.service import TableService
 
-log = logging.getLogger("app.tables.timers")
+log = logging.getLogger("app.tables.play.timers")
 
 POLL_SECONDS = 0.25
 

@@ -31,8 +31,8 @@ from app.rules.events import Discarded, Drew, Event, HandEnded
 from app.rules.ruleset import ruleset_from_dict
 from app.rules.serialize import event_to_dict, state_from_dict, state_to_dict
 from app.rules.state import DRAW, PLAY, State, initial_state, next_first
-from app.tables.botplay import BotPlayer, fallback
-from app.tables.hooks import FreeTables, GameResult, TableHooks
+from app.tables.play.botplay import BotPlayer, fallback
+from app.tables.play.hooks import FreeTables, GameResult, TableHooks
 from app.tables.storage import listing
 from app.tables.storage.cache import TableCache
 from app.tables.storage.meta import BOT_STRENGTHS, BotStrength, HandFairness, TableMeta, bot_seat
