@@ -36,12 +36,12 @@ from app.social import routes_prefs as social_prefs_routes
 from app.tables import rematch, testdeals
 from app.tables import routes as tables_routes
 from app.tables import routes_play as tables_play_routes
-from app.tables.fanout import Hub
-from app.tables.overload import Saturation
+from app.tables.live.fanout import Hub
+from app.tables.live.overload import Saturation
+from app.tables.live.sockets import KeepRawSend
 from app.tables.play.hooks import FreeTables, TableHooks
 from app.tables.play.service import TableService
 from app.tables.play.timers import TimerLoop
-from app.tables.sockets import KeepRawSend
 from app.tables.storage.archive import GameArchive
 from app.users import routes as users_routes
 from app.users.passwords import Passwords

@@ -1278,7 +1278,7 @@ def app_env(
             "BURACO_ECONOMY_ENABLED": "false",
             # Every simulated player connects from 127.0.0.1 (docs/security.md: per address).
             "BURACO_WS_MAX_SOCKETS_PER_IP": "1000000",
-            # When a process refuses new tables (app/tables/overload.py)
+            # When a process refuses new tables (app/tables/live/overload.py)
             "BURACO_MAX_TABLES_PER_PROCESS": str(max_tables),
             "BURACO_MAX_LOOP_LAG_MS": str(max_lag_ms),
             "BURACO_MAX_CPU_DEMAND": str(max_cpu_demand),

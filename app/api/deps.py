@@ -27,7 +27,7 @@ from app.users.tokens import SESSION_COOKIE
 # The dependencies are coroutines even where they only read app.state: FastAPI runs a
 # plain function dependency in a worker thread, a thread hop per dependency and request,
 # queued behind a pool of 40 threads in a burst (and a thread must not read the loop's
-# structures: see app/tables/overload.py).
+# structures: see app/tables/live/overload.py).
 async def get_settings(conn: HTTPConnection) -> Settings:
     settings: Settings = conn.app.state.settings
     return settings

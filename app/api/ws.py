@@ -1,5 +1,5 @@
 """``WS /ws``: thin. Check the Origin, authenticate by the session cookie, admit under
-the per-address cap, then hand the socket to a ``Connection`` (app/tables/connection.py)
+the per-address cap, then hand the socket to a ``Connection`` (app/tables/live/connection.py)
 until it closes.
 
 The endpoint is reached through ``BuracoApp.ws_stack``, not through FastAPI's own stack
@@ -23,9 +23,9 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from app.api.deps import client_ip
 from app.api.restart import RESTART_FRAME, SERVICE_RESTART
 from app.core.origins import origin_allowed
-from app.tables import sockets
-from app.tables.connection import Connection
-from app.tables.protocol import error_frame, server_busy
+from app.tables.live import sockets
+from app.tables.live.connection import Connection
+from app.tables.live.protocol import error_frame, server_busy
 from app.users.service import session_from_token
 from app.users.tokens import SESSION_COOKIE
 

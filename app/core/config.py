@@ -102,7 +102,7 @@ class Settings(BaseSettings):
     # Emotes at a table: at most this many per player per window.
     emote_limit: int = Field(default=3, ge=1)
     emote_window_seconds: int = Field(default=5, ge=1)
-    # Overload (app/tables/overload.py): past any, new tables and seats get server_busy
+    # Overload (app/tables/live/overload.py): past any, new tables and seats get server_busy
     # and /readyz says not ready. 0 tables = no cap; CPU demand: the share of time the
     # event loop's thread ran or waited to run (0 = not checked; off under
     # BURACO_ENV=test unless set). 0.65, not 0.8: with 4,000 tables arriving over 150 s,

@@ -5,7 +5,7 @@ A server process holds thousands of sockets for hours, and uvicorn gives each on
 written". Each deque inside them is 0.7 KiB even when empty, so the two come to about
 3 KiB a socket while holding nothing. These do the same jobs, with only the operations
 uvicorn's protocol calls, in about 0.2 KiB: their lists are allocated only when there is
-something to hold. ``app.tables.sockets.drop_handshake`` swaps them in once a socket is
+something to hold. ``app.tables.live.sockets.drop_handshake`` swaps them in once a socket is
 accepted."""
 
 from __future__ import annotations

@@ -15,10 +15,10 @@ from app.core.errors import ERROR_RESPONSES, AppError
 from app.rules.ruleset import PRESETS
 from app.social.routes_prefs import LangDep
 from app.tables import lobby
-from app.tables.overload import refuse_when_saturated
+from app.tables.live.overload import refuse_when_saturated
+from app.tables.live.protocol import REDIS_UNAVAILABLE, server_busy
 from app.tables.personal import equipped, localized
 from app.tables.play.service import Change, TableService, table_record
-from app.tables.protocol import REDIS_UNAVAILABLE, server_busy
 from app.tables.schemas import (
     PRESET_ENUM,
     BotsIn,

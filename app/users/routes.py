@@ -17,7 +17,7 @@ from app.api.deps import (
 )
 from app.core.config import Settings
 from app.core.errors import ERROR_RESPONSES, ErrorResponse
-from app.tables import sockets
+from app.tables.live import sockets
 from app.users import service
 from app.users.schemas import ClaimIn, LoginIn, MeOut, PasswordIn, RegisterIn
 from app.users.tokens import SESSION_COOKIE, hash_token

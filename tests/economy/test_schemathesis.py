@@ -57,7 +57,7 @@ def prepared_server(
     """The app in a real uvicorn server on the prepared data; yields (base URL, token)."""
     token, _ = in_thread(asyncio.run, _prepare(pg_url))
     # The server runs in a thread of this process and shares its GIL with the fuzzer, so
-    # the overload probe (app/tables/overload.py) would measure the fuzzer's own work as
+    # the overload probe (app/tables/live/overload.py) would measure the fuzzer's own work as
     # event-loop lag and refuse tables with 503 server_busy; that refusal has tests of its
     # own (tests/tables/test_overload.py). Here it stays out of the way.
     settings.setdefault("max_loop_lag_ms", 60_000)

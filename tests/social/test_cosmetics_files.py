@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import xml.etree.ElementTree as ET
 
-from app.tables.emotes import BASIC
+from app.tables.live.emotes import BASIC
 from tests.support import REPO_ROOT
 
 FOLDER = REPO_ROOT / "frontend" / "public" / "cosmetics"

@@ -14,7 +14,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from starlette.websockets import WebSocketState
 
 from app.core.errors import install_error_handlers
-from app.tables.connection import Connection
+from app.tables.live.connection import Connection
 from app.tables.routes import TablesRoute
 
 

@@ -62,7 +62,7 @@ def test_one_encoding_per_viewer_kind() -> None:
     every socket of that kind gets the same text; a viewer out of step gets none."""
     from app.rules.events import Drew
     from app.rules.serialize import event_to_dict
-    from app.tables.fanout import TableWatch, shared_frames
+    from app.tables.live.fanout import TableWatch, shared_frames
 
     drew = Drew(0, 5)
     payload: dict[str, object] = {

@@ -167,8 +167,8 @@ def test_a_commit_the_socket_already_has_does_not_wake_its_pump() -> None:
     newer one, or one for a seated socket not yet counted as present, is queued."""
     from types import SimpleNamespace
 
-    from app.tables.connection import Connection
-    from app.tables.fanout import TableWatch
+    from app.tables.live.connection import Connection
+    from app.tables.live.fanout import TableWatch
     from app.tables.storage.store import table_channel
 
     hub = SimpleNamespace(table_cache=object())
@@ -200,7 +200,7 @@ def test_the_pump_keeps_nothing_of_a_commit_while_it_waits_for_the_next() -> Non
     import weakref
     from types import SimpleNamespace
 
-    from app.tables.connection import Connection
+    from app.tables.live.connection import Connection
     from app.tables.storage.store import table_channel
 
     class Payload(dict[str, Any]):  # a dict that a weak reference can follow
@@ -236,8 +236,8 @@ def test_an_idle_pump_is_not_woken_for_the_next_commit_of_its_table() -> None:
 
     from starlette.websockets import WebSocketState
 
-    from app.tables.connection import Connection
-    from app.tables.fanout import TableWatch
+    from app.tables.live.connection import Connection
+    from app.tables.live.fanout import TableWatch
     from app.tables.storage.store import table_channel
 
     class Sender:

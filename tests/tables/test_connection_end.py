@@ -8,7 +8,7 @@ import asyncio
 from types import SimpleNamespace
 from typing import Any
 
-from app.tables.connection import Connection
+from app.tables.live.connection import Connection
 
 
 class FakeWs:

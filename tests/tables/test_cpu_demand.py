@@ -1,4 +1,4 @@
-"""The CPU-demand signal of graceful overload (app/tables/overload.py): the share of
+"""The CPU-demand signal of graceful overload (app/tables/live/overload.py): the share of
 wall time the event loop's thread ran or waited to run, read from the kernel's
 scheduler statistics, rises when the loop is kept busy and falls when it idles, and
 past ``max_cpu_demand`` the process refuses new tables and seats."""
@@ -15,8 +15,8 @@ import pytest
 
 from app.core.config import Settings
 from app.core.errors import AppError
-from app.tables import overload
-from app.tables.overload import CpuDemand, Saturation, refuse_when_saturated, thread_cpu_times
+from app.tables.live import overload
+from app.tables.live.overload import CpuDemand, Saturation, refuse_when_saturated, thread_cpu_times
 
 
 def test_thread_times_come_from_schedstat_and_fall_back_to_the_thread_clock(

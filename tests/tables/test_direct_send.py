@@ -1,4 +1,4 @@
-"""Frames skip the ASGI layers on the server we ship (app/tables/sockets.py): the
+"""Frames skip the ASGI layers on the server we ship (app/tables/live/sockets.py): the
 installed uvicorn's WebSocket protocols (sans-I/O, the one it picks by itself, and the
 legacy one) are recognised and their own ``send`` is used; any other ASGI ``send`` keeps
 the usual path. Every test that plays over real sockets goes through the sans-I/O
@@ -15,7 +15,7 @@ from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
 from app.core.lean import Flag, ReceiveQueue
-from app.tables.sockets import direct_text_sender, drop_handshake
+from app.tables.live.sockets import direct_text_sender, drop_handshake
 
 
 def test_uvicorns_websockets_protocol_gives_its_own_send() -> None:
@@ -106,7 +106,7 @@ def test_the_request_headers_are_let_go_once_read() -> None:
     as the endpoint does), are empty: they do not live as long as the socket."""
     from starlette.websockets import WebSocket
 
-    from app.tables.sockets import drop_request_headers
+    from app.tables.live.sockets import drop_request_headers
 
     async def nothing(*_: Any) -> Any:
         return None

@@ -22,7 +22,7 @@ from redis.asyncio import Redis
 from app.core.config import Settings
 from app.core.redis import create_redis
 from app.rules.serialize import state_from_dict, state_to_dict
-from app.tables.fanout import Hub
+from app.tables.live.fanout import Hub
 from app.tables.play.service import TableService
 from app.tables.storage.store import k_hash, table_channel
 from tests.tables.conftest import no_crash

@@ -1,4 +1,4 @@
-"""The hub's subscriptions across a Redis outage (app/tables/fanout.py): a table left
+"""The hub's subscriptions across a Redis outage (app/tables/live/fanout.py): a table left
 while Redis is down is not subscribed to again when Redis comes back, while the tables
 still watched are."""
 
@@ -17,7 +17,7 @@ import pytest
 import redis
 
 from app.core.redis import create_redis
-from app.tables.fanout import Hub
+from app.tables.live.fanout import Hub
 from app.tables.storage.store import table_channel
 from tests.support import free_port
 from tests.tables.test_events import until

@@ -1,5 +1,5 @@
-"""Graceful overload (app/tables/overload.py) and tables nobody plays (app/tables/play/idle.py),
-on real processes and real Redis."""
+"""Graceful overload (app/tables/live/overload.py) and tables nobody plays
+(app/tables/play/idle.py), on real processes and real Redis."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from app.tables.overload import refuse_when_saturated
+from app.tables.live.overload import refuse_when_saturated
 from tests.tables.conftest import LONG, no_crash, sync_client
 from tests.tables.harness import Player, close_all, create_table, sit, start_servers
 

@@ -1,4 +1,4 @@
-"""A socket's messages taken in the protocol's own callback (app/tables/sockets.py
+"""A socket's messages taken in the protocol's own callback (app/tables/live/sockets.py
 ``take_receives``, app/core/lean.py's queue sink, ``Connection._take``): the common
 message goes to the pump without waking the reader; anything else reaches the reader as
 before, in order. The last test runs real uvicorn processes."""
@@ -15,9 +15,9 @@ import websockets
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
 from app.core.lean import ReceiveQueue
-from app.tables.connection import MAX_QUEUE, Connection
-from app.tables.protocol import MAX_FRAME_BYTES, RATE_PER_SECOND
-from app.tables.sockets import take_receives
+from app.tables.live.connection import MAX_QUEUE, Connection
+from app.tables.live.protocol import MAX_FRAME_BYTES, RATE_PER_SECOND
+from app.tables.live.sockets import take_receives
 from tests.tables.harness import ORIGIN, Player, Server
 
 

@@ -45,7 +45,7 @@ async def readyz(request: Request, redis: RedisDep) -> JSONResponse:
         problems.append(f"redis: {type(exc).__name__}")
     saturation = getattr(request.app.state, "saturation", None)
     busy = saturation.reason() if saturation is not None else None
-    if busy is not None:  # a balancer sends new players elsewhere (app/tables/overload.py)
+    if busy is not None:  # a balancer sends new players elsewhere (app/tables/live/overload.py)
         problems.append(f"saturated: {busy}")
     if problems:
         return error_response(503, "not_ready", "; ".join(problems))

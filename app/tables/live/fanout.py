@@ -44,7 +44,7 @@ from app.tables.storage.store import channel_table
 if TYPE_CHECKING:
     from app.tables.play.service import TableService
 
-log = logging.getLogger("app.tables.fanout")
+log = logging.getLogger("app.tables.live.fanout")
 
 Deliver = Callable[[str, Any], None]
 

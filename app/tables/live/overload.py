@@ -33,12 +33,12 @@ from starlette.requests import HTTPConnection
 
 from app.core import metrics
 from app.core.config import Settings
-from app.tables.protocol import server_busy
+from app.tables.live.protocol import server_busy
 
 if TYPE_CHECKING:
-    from app.tables.fanout import Hub
+    from app.tables.live.fanout import Hub
 
-log = logging.getLogger("app.tables.overload")
+log = logging.getLogger("app.tables.live.overload")
 
 PROBE_SECONDS = 0.1
 SMOOTHING = 0.2  # weight of the newest lag in the moving average

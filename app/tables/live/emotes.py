@@ -22,10 +22,10 @@ from app.core import ratelimit
 from app.core.errors import AppError
 from app.economy.models import InventoryItem, ShopItem
 from app.social.chat import channel_name
-from app.tables.protocol import EmoteMsg
+from app.tables.live.protocol import EmoteMsg
 
 if TYPE_CHECKING:
-    from app.tables.fanout import TableWatch
+    from app.tables.live.fanout import TableWatch
     from app.tables.play.service import TableService
 
 # Free for everyone (drawn in frontend/public/cosmetics/{id}.svg like the shop's).

@@ -103,7 +103,7 @@ class LeaveMsg(_Msg):
 
 
 class EmoteMsg(_Msg):
-    """An emote at a table the sender sits at or watches (app/tables/emotes.py)."""
+    """An emote at a table the sender sits at or watches (app/tables/live/emotes.py)."""
 
     type: Literal["emote"]
     table: TableRef

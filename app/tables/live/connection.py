@@ -25,10 +25,9 @@ from app.core.logging import WsSession
 from app.rules.legal import legal_commands
 from app.rules.serialize import command_from_dict, command_to_dict
 from app.social import presence
-from app.tables import emotes, sockets
-from app.tables.fanout import Hub, TableWatch, shared_frames, snapshot_frame
-from app.tables.play.service import TableService
-from app.tables.protocol import (
+from app.tables.live import emotes, sockets
+from app.tables.live.fanout import Hub, TableWatch, shared_frames, snapshot_frame
+from app.tables.live.protocol import (
     CLIENT_MESSAGE,
     MAX_FRAME_BYTES,
     RATE_PER_SECOND,
@@ -44,6 +43,7 @@ from app.tables.protocol import (
     error_frame,
     server_busy,
 )
+from app.tables.play.service import TableService
 from app.tables.storage import listing
 from app.tables.storage.store import LOBBY_CHANNEL, table_channel, user_channel
 
