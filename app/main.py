@@ -33,12 +33,12 @@ from app.economy.reconciler import Reconciler
 from app.social import routes as social_routes
 from app.social import routes_inbox as social_inbox_routes
 from app.social import routes_prefs as social_prefs_routes
-from app.tables import rematch, testdeals
-from app.tables import routes as tables_routes
-from app.tables import routes_play as tables_play_routes
 from app.tables.live.fanout import Hub
 from app.tables.live.overload import Saturation
 from app.tables.live.sockets import KeepRawSend
+from app.tables.lobby import rematch, testdeals
+from app.tables.lobby import routes as tables_routes
+from app.tables.lobby import routes_play as tables_play_routes
 from app.tables.play.hooks import FreeTables, TableHooks
 from app.tables.play.service import TableService
 from app.tables.play.timers import TimerLoop

@@ -13,8 +13,8 @@ from app.economy.notify import Outbox
 from app.social import chat, notifications
 from app.social.routes_prefs import LangDep
 from app.social.schemas import ChatIn, ChatOut, NotificationOut, NotificationsOut
-from app.tables.lobby import visible_table
-from app.tables.routes import TablesDep
+from app.tables.lobby.lobby import visible_table
+from app.tables.lobby.routes import TablesDep
 
 router = APIRouter(prefix="/api", tags=["social"], responses=ERROR_RESPONSES)
 TableId = Annotated[str, Path(pattern=r"^[A-Za-z0-9_-]{1,32}$")]

@@ -1,5 +1,5 @@
 """An opponent's moves, animated, with known cards: the deal is stacked (BURACO_ENV=test
-only, app/tables/testdeals.py) and the opponent is a second browser that plays chosen
+only, app/tables/lobby/testdeals.py) and the opponent is a second browser that plays chosen
 cards through its own UI. The watching player sees the deal fly out, the opponent's
 draw, a new meld, cards added to it, the canasta's moment, a second meld, the discard and
 the muerto flying to the opponent, each as Web Animations, and then the same table as the

@@ -16,9 +16,9 @@ from app.economy.hooks import EconomyTables
 from app.economy.models import GameBet, Transfer
 from app.economy.reconciler import Reconciler
 from app.social.models import Notification
-from app.tables import lobby
+from app.tables.lobby import lobby
+from app.tables.lobby.schemas import CreateTableIn
 from app.tables.play.service import Change, TableService, table_record
-from app.tables.schemas import CreateTableIn
 from app.tables.storage.meta import MIN_BET, TableMeta
 from app.tables.storage.store import k_hash
 from tests.economy.helpers import balance, coins, credits, new_users

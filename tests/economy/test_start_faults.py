@@ -17,9 +17,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.economy import bets, ledger
 from app.economy.models import Account, GameBet
-from app.tables import lobby
+from app.tables.lobby import lobby
+from app.tables.lobby.schemas import CreateTableIn
 from app.tables.play.service import TableService
-from app.tables.schemas import CreateTableIn
 from app.tables.storage.meta import MIN_BET
 from tests.economy.helpers import coins, credits, new_users
 

@@ -1,4 +1,4 @@
-"""The known-deals endpoint for browser tests (app/tables/testdeals.py) exists only with
+"""The known-deals endpoint for browser tests (app/tables/lobby/testdeals.py) exists only with
 BURACO_ENV=test: a development or production app has no such route, and it is never in
 the published schema."""
 

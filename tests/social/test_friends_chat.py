@@ -9,8 +9,8 @@ import httpx
 from fastapi import FastAPI
 
 from app.social import presence
-from app.tables.lobby import build_meta
-from app.tables.schemas import CreateTableIn
+from app.tables.lobby.lobby import build_meta
+from app.tables.lobby.schemas import CreateTableIn
 from tests.economy.helpers import Listener, client_for, new_users
 
 Clients = Callable[[], httpx.AsyncClient]

@@ -10,8 +10,8 @@ import httpx
 from fastapi import FastAPI
 
 from app.economy.hooks import EconomyTables
-from app.tables.lobby import build_meta
-from app.tables.schemas import CreateTableIn
+from app.tables.lobby.lobby import build_meta
+from app.tables.lobby.schemas import CreateTableIn
 from app.tables.storage.archive import GameArchive
 from app.tables.storage.meta import Seat
 from tests.economy.helpers import client_for, new_users

@@ -15,7 +15,7 @@ from starlette.websockets import WebSocketState
 
 from app.core.errors import install_error_handlers
 from app.tables.live.connection import Connection
-from app.tables.routes import TablesRoute
+from app.tables.lobby.routes import TablesRoute
 
 
 class FakeWs:

@@ -167,7 +167,7 @@ class TableMeta(Compact):
     name_key: str | None = None
     name_args: dict[str, str] = Field(default_factory=dict)
     rematch_of: str | None = None  # the finished table this one is the rematch of
-    # BURACO_ENV=test only (app/tables/testdeals.py): the next hands' deals, in order,
+    # BURACO_ENV=test only (app/tables/lobby/testdeals.py): the next hands' deals, in order,
     # instead of shuffles, so browser tests can play known cards. Secret like ``hands``.
     stacked_deals: list[dict[str, Any]] = Field(default_factory=list)
 

@@ -21,7 +21,7 @@ from typing import Any
 
 from app.core.errors import AppError
 from app.core.redis import as_text
-from app.tables.lobby import _new_id as new_table_id
+from app.tables.lobby.lobby import _new_id as new_table_id
 from app.tables.play.service import TableService
 from app.tables.storage.meta import TableMeta
 

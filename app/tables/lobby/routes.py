@@ -14,12 +14,11 @@ from app.api.deps import CurrentUser, DbDep
 from app.core.errors import ERROR_RESPONSES, AppError
 from app.rules.ruleset import PRESETS
 from app.social.routes_prefs import LangDep
-from app.tables import lobby
 from app.tables.live.overload import refuse_when_saturated
 from app.tables.live.protocol import REDIS_UNAVAILABLE, server_busy
-from app.tables.personal import equipped, localized
-from app.tables.play.service import Change, TableService, table_record
-from app.tables.schemas import (
+from app.tables.lobby import lobby
+from app.tables.lobby.personal import equipped, localized
+from app.tables.lobby.schemas import (
     PRESET_ENUM,
     BotsIn,
     ChallengeIn,
@@ -36,6 +35,7 @@ from app.tables.schemas import (
     TableOut,
     VerifyOut,
 )
+from app.tables.play.service import Change, TableService, table_record
 from app.tables.storage import listing
 from app.tables.storage.archive import load_game, verify
 from app.tables.storage.meta import MIN_BET, TableMeta

@@ -21,8 +21,8 @@ from app.core.errors import AppError
 from app.rules.cards import full_deck
 from app.rules.deal import deal_from_dict, deal_to_dict
 from app.rules.ruleset import ruleset_from_dict
+from app.tables.lobby.routes import TablesDep, TablesRoute
 from app.tables.play.service import Change, table_record
-from app.tables.routes import TablesDep, TablesRoute
 from app.tables.storage.meta import TableMeta
 
 router = APIRouter(prefix="/api/test", tags=["tests"], route_class=TablesRoute)

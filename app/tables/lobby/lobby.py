@@ -14,8 +14,8 @@ from app.rules.ruleset import PRESET_PLAYERS, make_ruleset
 from app.rules.state import State
 from app.social import i18n
 from app.social.presence import online_ids
+from app.tables.lobby.schemas import CreateTableIn
 from app.tables.play.service import Change, TableService, table_record
-from app.tables.schemas import CreateTableIn
 from app.tables.storage import listing
 from app.tables.storage.meta import MIN_BET, BotStrength, Seat, TableMeta, person_seat
 

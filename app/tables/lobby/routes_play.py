@@ -9,10 +9,10 @@ from starlette.requests import HTTPConnection
 
 from app.api.deps import CurrentUser, DbDep
 from app.core.errors import ERROR_RESPONSES
-from app.tables import invites, rematch
-from app.tables.options import create_options
-from app.tables.routes import TablesDep, TablesRoute, display_name
-from app.tables.schemas import InvitationDeclinedOut, OptionsOut, RematchOut
+from app.tables.lobby import invites, rematch
+from app.tables.lobby.options import create_options
+from app.tables.lobby.routes import TablesDep, TablesRoute, display_name
+from app.tables.lobby.schemas import InvitationDeclinedOut, OptionsOut, RematchOut
 
 router = APIRouter(
     prefix="/api", tags=["tables"], responses=ERROR_RESPONSES, route_class=TablesRoute
