@@ -43,6 +43,7 @@ from app.tables.live.protocol import (
     error_frame,
     server_busy,
 )
+from app.tables.play import absence
 from app.tables.play.service import TableService
 from app.tables.storage import listing
 from app.tables.storage.store import LOBBY_CHANNEL, table_channel, user_channel
@@ -574,7 +575,7 @@ class Connection:
         one of two tabs never starts the grace clock of a player still connected."""
         if watch.seat is not None and not watch.present:
             watch.present = True
-            await self.svc.set_connected(watch.table_id, self.user_id, True)
+            await absence.set_connected(self.svc, watch.table_id, self.user_id, True)
 
     async def _unwatch(self, table_id: str) -> None:
         watch = self.watches.pop(table_id, None)
@@ -588,8 +589,8 @@ class Connection:
         if watch.present:
             with contextlib.suppress(Exception):
                 _, meta, _ = await self.svc.load(table_id)
-                await self.svc.set_connected(
-                    table_id, self.user_id, False, playing=meta.status == "playing"
+                await absence.set_connected(
+                    self.svc, table_id, self.user_id, False, playing=meta.status == "playing"
                 )
 
     async def _command(self, msg: CommandMsg) -> None:

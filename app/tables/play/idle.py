@@ -34,11 +34,6 @@ def idle_member(table_id: str) -> str:
     return f"{TIMER}|{table_id}|0"
 
 
-def install(svc: TableService) -> None:
-    """Run the idle checks among ``svc``'s timers (by the timer loop that fires them)."""
-    svc.timer_handlers[TIMER] = lambda table_id, arg: check_idle(svc, table_id)
-
-
 async def schedule_idle_check(svc: TableService, table_id: str) -> None:
     at = time.time() + svc.settings.idle_table_check_seconds
     await svc.store.add_timer(idle_member(table_id), at)

@@ -5,11 +5,13 @@ function decide the change, and commits it with one atomic script that refuses a
 version (then it reloads and decides again, a bounded number of times) or a repeated
 command id. After a commit it runs the follow-ups: timers, the lobby index, bot turns,
 archiving a finished game.
+
+Built on it: what each deadline does when it comes (deadlines.py), seated players'
+sockets and grace clocks (absence.py), ending tables nobody plays (idle.py).
 """
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import secrets
 import time
@@ -27,15 +29,15 @@ from app.rules import commands as C
 from app.rules.deal import deal_commitment, deal_from_dict, deal_to_dict, random_deal
 from app.rules.engine import apply
 from app.rules.errors import RuleViolation
-from app.rules.events import Discarded, Drew, Event, HandEnded
+from app.rules.events import Discarded, Event, HandEnded
 from app.rules.ruleset import ruleset_from_dict
 from app.rules.serialize import event_to_dict, state_from_dict, state_to_dict
 from app.rules.state import DRAW, PLAY, State, initial_state, next_first
-from app.tables.play.botplay import BotPlayer, fallback
+from app.tables.play.botplay import BotPlayer
 from app.tables.play.hooks import FreeTables, GameResult, TableHooks
 from app.tables.storage import listing
 from app.tables.storage.cache import TableCache
-from app.tables.storage.meta import BOT_STRENGTHS, BotStrength, HandFairness, TableMeta, bot_seat
+from app.tables.storage.meta import BotStrength, HandFairness, TableMeta, bot_seat
 from app.tables.storage.store import (
     Conflict,
     Duplicate,
@@ -46,8 +48,6 @@ from app.tables.storage.store import (
 log = logging.getLogger("app.tables")
 
 MAX_RETRIES = 8
-ABANDON_AFTER_TIMEOUTS = 3
-AWAY_AFTER_SECONDS = 1.0  # no socket for this long: viewers are told the seat is away
 CLOSED_TABLE_TTL = 600  # a closed table stays readable this long (seconds)
 _rng = secrets.SystemRandom()
 
@@ -103,8 +103,7 @@ class TableService:
         self.local_conns: dict[tuple[str, int], int] = {}
         self.cache = TableCache()
         self.bots = BotPlayer(settings)
-        # Timer kinds of other modules (kind -> handler(table_id, arg)): rematch.install,
-        # idle.install.
+        # Timer kinds of other modules (kind -> handler(table_id, arg)): rematch.install.
         self.timer_handlers: dict[str, Callable[[str, str], Awaitable[None]]] = {}
 
     # ---------------------------------------------------------------- loading
@@ -350,100 +349,6 @@ class TableService:
         change.after.append(lambda v: self.after_table_change(meta))
         return change
 
-    # ---------------------------------------------------------------- timers
-
-    async def fire(self, member: str) -> None:
-        """Run one claimed timer: a turn timeout, a bot move, a grace period's end..."""
-        kind, table_id, arg = member.split("|", 2)
-        try:
-            if kind == "turn":
-                await self._timeout(table_id, arg)
-            elif kind == "bot":
-                await self._bot_move(table_id, int(arg))
-            elif kind == "grace":
-                await self._grace_over(table_id, int(arg))
-            elif kind == "away":
-                await self._away(table_id, arg)
-            elif kind == "finish":
-                await self.finish(table_id)
-            elif kind == "quick":  # arg: the bots' strength ("0" from older versions)
-                strength = arg if arg in BOT_STRENGTHS else "normal"
-                await self.fill_with_bots(table_id, None, strength)
-            elif kind == "starting":
-                await self.recover_start(table_id)
-            elif kind in self.timer_handlers:
-                await self.timer_handlers[kind](table_id, arg)
-        except AppError as exc:
-            if exc.status != 404:
-                log.info("timer %s: %s", member, exc.code)
-
-    async def _timeout(self, table_id: str, arg: str) -> None:
-        try:
-            hand_no, turns = (int(x) for x in arg.split(":")[:2])
-        except ValueError:
-            return  # not a turn clock this version wrote
-
-        def decide(v: int, meta: TableMeta, state: State | None) -> Change:
-            if (
-                meta.status != "playing"
-                or state is None
-                or state.phase not in (DRAW, PLAY)
-                or (state.hand_no, state.turns) != (hand_no, turns)
-            ):
-                return Change()  # not this turn's clock any more
-            seat = state.turn
-            events, new = timeout_move(state, seat)
-            meta = meta.edit()
-            s = meta.seats[seat]
-            assert s is not None
-            s.timeouts += 1
-            change = self.game_change(meta, state, events, new)
-            # said first, so viewers word the draw and discard that follow as the clock's
-            change.records.insert(0, {"k": "o", "seat": seat})
-            if s.timeouts >= ABANDON_AFTER_TIMEOUTS and not s.bot and not s.abandoned:
-                s.abandoned = True
-                change.records.append(table_record("seat_abandoned", meta))
-                change.records.append(takeover_record(seat, "timeout"))
-            return change
-
-        await self.mutate(table_id, decide)
-
-    async def _bot_move(self, table_id: str, at_v: int) -> None:
-        # The bot thinks before the commit, outside it (a strong bot in a worker
-        # process: botplay.py); the commit then checks the table did not move meanwhile.
-        v, meta, state = await self.load(table_id)
-        seat = meta.seats[state.turn] if state is not None else None
-        if (
-            v != at_v
-            or meta.status != "playing"
-            or state is None
-            or seat is None
-            or not (seat.bot or seat.abandoned)
-        ):
-            return
-        command = await self.bots.command(
-            table_id,
-            state,
-            state.turn,
-            seat.strength,
-            lambda start: self.store.log_from(table_id, start),
-        )
-
-        def decide(v: int, meta: TableMeta, state: State | None) -> Change:
-            if v != at_v or meta.status != "playing" or state is None:
-                return Change()
-            seat = meta.seats[state.turn]
-            if seat is None or not (seat.bot or seat.abandoned):
-                return Change()
-            try:
-                events, new = apply(state, state.turn, command)
-            except RuleViolation:  # (not seen: the same version is the same state)
-                events, new = apply(state, state.turn, fallback(state, state.turn))
-            return self.game_change(meta, state, events, new, touched=False)
-
-        _, change = await self.mutate(table_id, decide)
-        metrics.moved("bot", bool(change.records))
-
     async def abandon(self, table_id: str, user_id: int, reason: str = "abandon") -> int:
         """The player leaves a started game (or the grace period ran out: ``reason``):
         a bot takes the seat; the bet is forfeited."""
@@ -468,90 +373,6 @@ class TableService:
 
         v, _ = await self.mutate(table_id, decide)
         return v
-
-    async def _grace_over(self, table_id: str, user_id: int) -> None:
-        if await self.store.connections(table_id, user_id) > 0:
-            return
-        with contextlib.suppress(AppError):
-            await self.abandon(table_id, user_id, "grace_over")
-
-    async def set_connected(
-        self, table_id: str, user_id: int, connected: bool, playing: bool = True
-    ) -> None:
-        """A seated player's socket came or went (each socket counts once, whatever the
-        table's status): the grace clock stops, or starts when the last one went while
-        the game is being played."""
-        delta = 1 if connected else -1
-        key = (table_id, user_id)
-        left = self.local_conns.get(key, 0) + delta
-        if left > 0:
-            self.local_conns[key] = left
-        else:
-            self.local_conns.pop(key, None)
-        count = await self.store.connection_delta(table_id, user_id, delta, self.proc_id)
-        if connected:
-            await self.store.cancel_timer(f"grace|{table_id}|{user_id}")
-            if count == 1:  # the first socket back: the seat may have been shown away
-                await self._presence(table_id, user_id, True, None)
-        elif count <= 0 and playing:
-            await self.start_grace(table_id, user_id)
-
-    async def start_grace(self, table_id: str, user_id: int) -> None:
-        member = f"grace|{table_id}|{user_id}"
-        at = time.time() + self.settings.disconnect_grace_seconds
-        await self.store.add_timer(member, at)
-        if self.kick:
-            self.kick(member, at)
-        # Shown away a moment later, if still gone: a page reload is not worth two toasts.
-        delay = min(AWAY_AFTER_SECONDS, self.settings.disconnect_grace_seconds / 2)
-        away, away_at = f"away|{table_id}|{user_id}:{at}", time.time() + delay
-        await self.store.add_timer(away, away_at)
-        if self.kick:
-            self.kick(away, away_at)
-
-    async def _away(self, table_id: str, arg: str) -> None:
-        user, _, until = arg.partition(":")
-        if await self.store.connections(table_id, int(user)) > 0:
-            return
-        await self._presence(table_id, int(user), False, float(until))
-
-    async def _presence(
-        self, table_id: str, user_id: int, connected: bool, grace_until: float | None
-    ) -> None:
-        """Tell the table's viewers (a versioned record) that a seated player's last
-        socket went (away, and when a bot takes over) or the first one came back."""
-
-        def decide(v: int, meta: TableMeta, state: State | None) -> Change:
-            seat = meta.seat_of(user_id)
-            if seat is None or meta.status != "playing":
-                return Change()
-            s = meta.seats[seat]
-            assert s is not None
-            if s.connected == connected and s.grace_until == grace_until:
-                return Change()
-            meta = meta.edit()
-            s = meta.seats[seat]
-            assert s is not None
-            s.connected, s.grace_until = connected, grace_until
-            return Change(
-                meta=meta,
-                records=[
-                    {"k": "p", "seat": seat, "connected": connected, "grace_until": grace_until}
-                ],
-            )
-
-        with contextlib.suppress(AppError):
-            await self.mutate(table_id, decide)
-
-    async def rejoin(self) -> None:
-        """This process was taken for dead (it stalled past the heartbeat's limit) and
-        swept: count its sockets again and stop the grace clocks the sweep started."""
-        log.warning("process %s was swept while alive: counting its sockets again", self.proc_id)
-        counts = dict(self.local_conns)
-        await self.store.restore_process(self.proc_id, counts)
-        await self.store.cancel_timer(
-            *(f"grace|{table_id}|{user_id}" for table_id, user_id in counts)
-        )
 
     # ---------------------------------------------------------------- start, end
 
@@ -714,30 +535,6 @@ class TableService:
 def takeover_record(seat: int, reason: str) -> dict[str, Any]:
     """A bot took the seat: "timeout", "grace_over" or "abandon"."""
     return {"k": "b", "seat": seat, "reason": reason}
-
-
-def timeout_move(state: State, seat: int) -> tuple[list[Event], State]:
-    """The server's move for a player whose clock ran out (RULES.md section 10): draw from
-    the stock if not yet drawn, then discard the drawn card, or else the first card that
-    may legally be discarded (the engine never leaves a hand without one)."""
-    events: list[Event] = []
-    drawn = -1
-    if state.phase == DRAW:
-        step, state = apply(state, seat, C.Draw())
-        events += step
-        first = step[0]
-        assert isinstance(first, Drew)
-        drawn = first.card
-        if state.phase != PLAY or state.turn != seat:
-            return events, state
-    candidates = ([drawn] if drawn >= 0 else []) + sorted(set(state.hands[seat]), reverse=True)
-    for card in candidates:
-        try:
-            step, new = apply(state, seat, C.Discard(card))
-        except RuleViolation:
-            continue
-        return events + step, new
-    raise RuntimeError("no legal discard")  # the engine's no-stranding rule forbids this
 
 
 def start_timer(table_id: str) -> str:

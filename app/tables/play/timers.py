@@ -16,7 +16,7 @@ import time
 
 from app.core import metrics
 from app.core.errors import AppError
-from app.tables.play import idle
+from app.tables.play import absence, deadlines, idle
 from app.tables.play.service import TableService
 
 log = logging.getLogger("app.tables.play.timers")
@@ -35,7 +35,6 @@ class TimerLoop:
         self.next_sweep = 0.0
         self.heartbeat = Heartbeat(svc)
         svc.kick = self.kick
-        idle.install(svc)
 
     def kick(self, member: str, at: float) -> None:
         """A deadline was set: wake up in time for it rather than at the next poll."""
@@ -98,7 +97,7 @@ class TimerLoop:
         for member, at in await self.svc.store.due_timers_at(time.time()):
             if await self.svc.store.claim_timer(member):
                 metrics.TIMER_LATENESS.observe(max(0.0, time.time() - at))
-                task = asyncio.create_task(self.svc.fire(member))
+                task = asyncio.create_task(deadlines.fire(self.svc, member))
                 self.running.add(task)
                 task.add_done_callback(self.running.discard)
                 fired += 1
@@ -125,7 +124,7 @@ async def sweep_dead_processes(svc: TableService) -> int:
                 continue
             if meta.status == "playing" and meta.seat_of(user_id) is not None:
                 log.info("process %s died: grace clock of user %s on %s", proc, user_id, table_id)
-                await svc.start_grace(table_id, user_id)
+                await absence.start_grace(svc, table_id, user_id)
     return swept
 
 
@@ -141,7 +140,7 @@ class Heartbeat:
 
     async def beat(self) -> None:
         if await self.svc.store.heartbeat(self.svc.proc_id, time.time()) and self.registered:
-            await self.svc.rejoin()  # we stalled and were swept: count our sockets again
+            await absence.rejoin(self.svc)  # we stalled and were swept: count our sockets again
         self.registered = True
         self.beats += 1
 
