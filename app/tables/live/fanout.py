@@ -5,7 +5,7 @@ lobby, a user's personal channel) and unsubscribes when the last one leaves, so 
 process receives only the tables its sockets watch (on Redis Cluster a table's channel
 is a sharded one, SSUBSCRIBE, on the table's shard). A table message carries the
 commit's records (``store.COMMIT_LUA``): the hub folds them into the process's cached
-state once (``cache.py``; a gap reloads the table from Redis), parses each game event
+state once (``storage/cache.py``; a gap reloads the table from Redis), parses each game event
 once, and hands the message to the watching connections. Each connection's pump turns
 the records into the frames its viewer may see; the frames of one commit are built and
 encoded once per viewer kind (each seat, and spectators) and the same text goes to every
@@ -244,7 +244,7 @@ class Hub:
         listeners = self.listeners.get(channel)
         if not listeners:
             return
-        if table:  # records, then the meta and state when sent whole (store.py)
+        if table:  # records, then the meta and state when sent whole (storage/store.py)
             data, _, rest = data.partition("\n")
             meta_raw, _, state_raw = rest.partition("\n")
         try:
@@ -337,7 +337,7 @@ class TableWatch:
         return frame
 
 
-# Seat facts every viewer may see (service.py): a player away or back, a bot taking a
+# Seat facts every viewer may see (play/service.py): a player away or back, a bot taking a
 # seat over, the clock playing a turn for a player who ran out of time.
 _SEAT_KINDS = {"p": "presence", "b": "bot_takeover", "o": "timeout"}
 

@@ -125,7 +125,7 @@ class TableService:
     async def mutate(self, table_id: str, decide: Decider, cid: str = "") -> tuple[int, Change]:
         """Decide on the cached table when there is one (one round trip: the commit), else
         on a fresh load. A cached decision that refuses or does nothing is made again on
-        a fresh load: the cache may be behind (cache.py)."""
+        a fresh load: the cache may be behind (storage/cache.py)."""
         entry = self.cache.get(table_id)
         for _ in range(MAX_RETRIES):
             cached = entry is not None
@@ -288,7 +288,7 @@ class TableService:
     def _deal_next(self, meta: TableMeta, state: State, change: Change) -> State:
         rules = state.rules
         if meta.stacked_deals and self.settings.env == "test":
-            deal = deal_from_dict(meta.stacked_deals.pop(0))  # testdeals.py: tests only
+            deal = deal_from_dict(meta.stacked_deals.pop(0))  # lobby/testdeals.py: tests only
         else:
             first = next_first(state) if state.hand_no else _rng.randrange(rules.players)
             deal = random_deal(rules, first, _rng)
