@@ -54,18 +54,19 @@ PLACEHOLDER_PAGE = """<!doctype html>
 
 
 # The collector's thresholds after start-up (gc.set_threshold), also taken by the load
-# benchmark's bare baseline. 2,000 for the young generation (older ones every 500 young
-# ones) was tried in session 18: more and longer pauses inside the load benchmark's
-# windows, at 1,000 tables 8-24 (most over 10 ms) against none, at 2,000 tables 793 (4.4 s
-# in all) against 6 (0.54 s), so 20,000 stays (docs/architecture.md, session 18;
-# buraco_gc_pause_seconds shows them).
+# benchmark's bare baseline. A young generation of 2,000 (older ones every 500 young
+# ones) puts more and longer pauses inside the load benchmark's windows: at 1,000 tables
+# 8-24 (most over 10 ms) against none, at 2,000 tables 793 (4.4 s in all) against 6
+# (0.54 s), so it is 20,000 (docs/decisions/0007-gc-freeze-and-thresholds.md;
+# buraco_gc_pause_seconds shows the pauses).
 GC_THRESHOLDS = (20_000, 50, 100)
 
 
 def _tune_gc() -> None:
     """Once per process, after start-up: move what start-up allocated (modules, the app)
     out of the collector's sight and collect less often. The worst pause with thousands
-    of sockets falls from about 24 ms to 6 ms (DESIGN.md, performance notes)."""
+    of sockets falls from about 24 ms to 6 ms
+    (docs/decisions/0007-gc-freeze-and-thresholds.md)."""
     if getattr(_tune_gc, "done", False):
         return
     _tune_gc.done = True  # type: ignore[attr-defined]

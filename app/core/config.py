@@ -107,7 +107,8 @@ class Settings(BaseSettings):
     # event loop's thread ran or waited to run (0 = not checked; off under
     # BURACO_ENV=test unless set). 0.65, not 0.8: with 4,000 tables arriving over 150 s,
     # the tables already playing kept p99 53-56 ms against 152-199 ms, and 2,100-2,170
-    # tables still got in on 2 processes (docs/architecture.md, session 19).
+    # tables still got in on 2 processes
+    # (docs/decisions/0006-overload-shedding-at-cpu-demand-0-65.md).
     max_tables_per_process: int = Field(default=0, ge=0)
     max_loop_lag_ms: float = Field(default=200, gt=0)
     max_cpu_demand: float = Field(default=0.65, ge=0, le=1)

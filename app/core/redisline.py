@@ -2,15 +2,16 @@
 
 redis-py spends about 340k instructions of client CPU on one EVALSHA round trip (its
 connection pool and condition, the command's parsing, retries, the stream reader), which
-was a quarter of a move's whole cost on two processes (docs/architecture.md). This line
-is what that round trip needs and nothing else: one TCP connection per process, each
-command packed by hiredis and written at once, the replies parsed by hiredis as they
-arrive and handed to the waiting commands in order (Redis answers in order). Commands in
-flight together simply pipeline; Redis runs them one by one anyway. Each is written at
+was a quarter of a move's whole cost on two processes
+(docs/decisions/0012-hot-redis-paths-without-redis-py.md). This line is what that round
+trip needs and nothing else: one TCP connection per process, each command packed by
+hiredis and written at once, the replies parsed by hiredis as they arrive and handed to
+the waiting commands in order (Redis answers in order). Commands in flight together
+simply pipeline; Redis runs them one by one anyway. Each is written at
 once: holding a loop turn's commands for one write (a ``call_soon`` flush) saved about
 a tenth of a busy process's write calls but held every commit of the turn until the
 turn's other work was done, which doubled the median latency at 2,000 tables
-(docs/architecture.md).
+(docs/decisions/0012-hot-redis-paths-without-redis-py.md).
 
 Failures look like redis-py's, so callers handle them as before: a connection that
 cannot be made, is lost, or leaves a command unanswered for ``timeout`` seconds fails

@@ -3,9 +3,10 @@
 Every move's message reaches each process that watches the table, so reading pub/sub is
 as hot as the commit itself. Through redis-py each message paid for a reader task's
 wake-up, ``get_message``'s bookkeeping and, on a cluster, a timer per read (its sharded
-reads need a time-out; docs/architecture.md has the profiles). Here a message is parsed
-by hiredis as the bytes arrive and handed to ``on_message`` in the same call, on the
-connection's own protocol callback, with no task and no timer.
+reads need a time-out; docs/decisions/0012-hot-redis-paths-without-redis-py.md has the
+measurements). Here a message is parsed by hiredis as the bytes arrive and handed to
+``on_message`` in the same call, on the connection's own protocol callback, with no task
+and no timer.
 
 One connection per Redis server: one to a ``redis://`` server; on a cluster one per
 primary that holds a watched channel's slot. A sharded channel (SSUBSCRIBE) lives on

@@ -94,8 +94,8 @@ def draw_and_discard(page: Page, keyboard: bool = False) -> None:
     ready = "() => !document.querySelector('#act-discard').disabled"
     for attempt in range(4):
         # A choice made while the drawn card is still gliding into place is sometimes
-        # lost (seen about once in ten hands on CI; the closing note of session 5 says
-        # so): choose again until the discard button takes it.
+        # lost (seen about once in ten hands on CI): choose again until the discard
+        # button takes it.
         if page.locator("#hand .card[aria-pressed='true']").count() != 1:
             if keyboard:
                 first.focus()
