@@ -17,6 +17,7 @@ from app.api.routes import health
 from app.api.routes import metrics as metrics_routes
 from app.api.static import ClientFiles
 from app.core import metrics, tracking
+from app.core.bodylimit import BodyLimit, BodyTooLarge, body_too_large_handler
 from app.core.config import Settings
 from app.core.db import create_engine, create_sessionmaker
 from app.core.errors import install_error_handlers
@@ -163,8 +164,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     install_openapi(app)
     install_error_handlers(app)
-    # Outermost last: headers on every answer, then the log, then the request guards.
+    app.add_exception_handler(BodyTooLarge, body_too_large_handler)
+    # Outermost last: headers on every answer, then the log, then the request guards
+    # (the body cap before anything reads a body).
     app.add_middleware(NulGuard)
+    app.add_middleware(BodyLimit, max_body_bytes=settings.max_body_bytes)
     app.add_middleware(OriginGuard, settings=settings)
     app.add_middleware(RequestLogMiddleware)
     app.add_middleware(SecurityHeaders, hsts=settings.cookie_secure)
