@@ -9,6 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.api.deps import CurrentUser, DbDep, SettingsDep
 from app.core.config import Settings
+from app.core.db import utcnow
 from app.core.errors import ERROR_RESPONSES
 from app.economy import gifts, leaderboards, shop, wallets
 from app.economy.deps import NotifierDep, RequestKey
@@ -148,4 +149,5 @@ async def leaderboard(
     limit: Annotated[int, Query(ge=1, le=100)] = 50,
 ) -> LeaderboardOut:
     rows = await leaderboards.leaderboard(db, period, modality, limit)
-    return LeaderboardOut(period=period, modality=modality, rows=rows)
+    since = leaderboards.week_start(utcnow()) if period == "week" else None
+    return LeaderboardOut(period=period, modality=modality, since=since, rows=rows)

@@ -112,4 +112,10 @@ class LeaderRow(BaseModel):
 class LeaderboardOut(BaseModel):
     period: Literal["all", "week"]
     modality: str | None
+    # What is ranked, for the page to say: XP won in games against people, by accounts
+    # only (guests are never listed), since ``since`` (the week's Monday 00:00 UTC) or
+    # ever (null).
+    ranks: Literal["xp"] = "xp"
+    guests: Literal[False] = False
+    since: datetime | None = None
     rows: list[LeaderRow]
