@@ -32,6 +32,13 @@ class ItemOut(BaseModel):
     amount: int
 
 
+class GiftOptionOut(ItemOut):
+    """An item of the shop as a gift to one player: ``refused`` is the error code the
+    gift would get now (already_owned, insufficient_funds, not_giftable), or null."""
+
+    refused: str | None
+
+
 class BuyIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
