@@ -34,6 +34,7 @@ from app.economy.reconciler import Reconciler
 from app.social import routes as social_routes
 from app.social import routes_inbox as social_inbox_routes
 from app.social import routes_prefs as social_prefs_routes
+from app.social.hidden import HiddenKeeper
 from app.tables import rematch, testdeals
 from app.tables import routes as tables_routes
 from app.tables import routes_play as tables_play_routes
@@ -130,6 +131,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         )
         await warn_if_redis_volatile(redis, settings)
         app.state.saturation = saturation = Saturation(settings, hub)
+        app.state.hidden_keeper = hidden_keeper = HiddenKeeper(
+            app.state.sessionmaker, redis, settings.hidden_check_seconds
+        )
+        await hidden_keeper.start()
         await hub.start()
         await timers.start()
         await saturation.start()
@@ -149,6 +154,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             metrics.mark_process_dead()
             await saturation.stop()
             await timers.stop()
+            await hidden_keeper.stop()
             await hub.stop()
             await close_redis(redis)
             await engine.dispose()

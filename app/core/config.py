@@ -118,6 +118,10 @@ class Settings(BaseSettings):
     # (app/tables/idle.py).
     idle_table_check_seconds: float = Field(default=30, gt=0, le=3600)
 
+    # How often each process checks that Redis still holds the live chat filter
+    # (chat:hidden:*) and restores it from Postgres's blocks when not (app/social/hidden.py).
+    hidden_check_seconds: float = Field(default=1.0, gt=0, le=60)
+
     # Economy.
     starting_coins: int = Field(default=50_000, ge=0)
     starting_credits: int = Field(default=5, ge=0)
