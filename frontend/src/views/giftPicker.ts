@@ -12,7 +12,9 @@ export interface GiftTo { user_id: number; name: string }
 
 interface Option { sku: string; kind: string; price: number; currency: string; refused: string | null }
 
-export async function giftPicker(to: GiftTo): Promise<void> {
+/** ``only``: one item chosen already (the shop's "Regalar"): straight to the question,
+ * or to why it cannot be given; ``done`` runs after a gift was sent. */
+export async function giftPicker(to: GiftTo, only?: string, done?: () => void): Promise<void> {
   const body = h("div", { class: "gift-picker", id: "gift-picker" });
   const dlg = dialog(t("gift.pickFor", { name: to.name }), body);
   let options: Option[] = [];
@@ -24,20 +26,26 @@ export async function giftPicker(to: GiftTo): Promise<void> {
       mount(body, h("p", { class: "error" }, errorText(e)));
       return;
     }
-    list();
+    const chosen = only ? options.find((o) => o.sku === only) : undefined;
+    if (!only) list();
+    else if (chosen && !chosen.refused) confirm(chosen);
+    else mount(body, h("ul", { class: "list gift-options" }, ...options.filter((o) => o.sku === only).map(line)),
+      h("div", { class: "row end" }, h("button", { type: "button", class: "btn", id: "gift-no", onclick: dlg.close }, t("common.close"))));
+  }
+
+  function line(o: Option): HTMLElement {
+    const name = tk(`item.${o.sku}`, "item.unknown");
+    return h("li", { class: `gift-line${o.refused ? " refused" : ""}`, "data-gift-line": o.sku },
+      itemPreview(o),
+      h("span", { class: "gift-name" }, name,
+        o.refused ? h("span", { class: "hint", "data-why": o.refused }, tk(`gift.why.${o.refused}`, "gift.why.other")) : null),
+      price(o),
+      o.refused ? h("span", { class: "gift-slot" })
+        : h("button", { type: "button", class: "btn tiny pink", "data-gift": o.sku, "aria-label": `${t("gift.give")}: ${name}`, onclick: () => confirm(o) }, t("gift.give")));
   }
 
   function list(): void {
-    mount(body, h("ul", { class: "list gift-options" }, ...options.map((o) => {
-      const name = tk(`item.${o.sku}`, "item.unknown");
-      return h("li", { class: `gift-line${o.refused ? " refused" : ""}`, "data-gift-line": o.sku },
-        itemPreview(o),
-        h("span", { class: "gift-name" }, name,
-          o.refused ? h("span", { class: "hint", "data-why": o.refused }, tk(`gift.why.${o.refused}`, "gift.why.other")) : null),
-        price(o),
-        o.refused ? h("span", { class: "gift-slot" })
-          : h("button", { type: "button", class: "btn tiny pink", "data-gift": o.sku, "aria-label": `${t("gift.give")}: ${name}`, onclick: () => confirm(o) }, t("gift.give")));
-    })));
+    mount(body, h("ul", { class: "list gift-options" }, ...options.map(line)));
     body.querySelector<HTMLElement>("[data-gift]")?.focus();
   }
 
@@ -51,7 +59,7 @@ export async function giftPicker(to: GiftTo): Promise<void> {
       h("p", { id: "gift-question" }, t(ask, { item: name, name: to.name, n: o.price })),
       h("p", { class: "hint" }, t("gift.refundNote")),
       h("div", { class: "row end" },
-        h("button", { type: "button", class: "btn", id: "gift-no", onclick: list }, t("common.cancel")),
+        h("button", { type: "button", class: "btn", id: "gift-no", onclick: only ? dlg.close : list }, t("common.cancel")),
         yes)));
     yes.focus();
   }
@@ -63,6 +71,7 @@ export async function giftPicker(to: GiftTo): Promise<void> {
       await post("/api/gifts", { to_user_id: to.user_id, sku: o.sku }, key);
       dlg.close();
       toast(t("gift.sent", { name: to.name }), "ok");
+      done?.();
     } catch (e) {
       toast(errorText(e), "error");
       await load(); // what changed meanwhile (a balance, their things) is shown again
