@@ -57,6 +57,10 @@ def test_a_broke_player_plays_bots_without_a_bet_and_can_create_such_a_table(
     page = new_context(390, 844).new_page()
     register(page, "sinmonedas")
     _broke(page)
+    # Quick play at the smallest stake is refused, and the notice says what to do.
+    page.click("#play-now")
+    page.wait_for_selector(".toast.error")
+    assert page.is_visible("#broke") and page.url.endswith("#/")
     page.click("#play-free")
     page.wait_for_url("**/#/table/*")
     page.wait_for_selector("#hand .card")  # the game against bots started at once

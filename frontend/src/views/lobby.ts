@@ -1,6 +1,6 @@
 // The lobby: "¡Juega ya!", wallet and daily bonus, invitations and challenges, the live
 // table list with filters, "Crear partida", online players and the lobby chat.
-import { get, post, errorText } from "../api";
+import { ApiError, get, post, errorText } from "../api";
 import { h, mount, raw, fmt, keepFocus } from "../dom";
 import { clockTime, dayWord, t } from "../i18n";
 import { PRESET_NAMES } from "../presets";
@@ -74,7 +74,15 @@ export function lobbyView(el: HTMLElement): View {
       location.hash = `#/table/${meta.id}`;
     } catch (e) {
       toast(errorText(e), "error");
+      if (e instanceof ApiError && e.code === "insufficient_funds") brokeNotice();
     }
+  }
+
+  /** Refused for want of coins: the notice that says what to do, in sight. */
+  async function brokeNotice(): Promise<void> {
+    await refreshWallet();
+    render();
+    document.getElementById("broke")?.scrollIntoView({ block: "nearest" });
   }
 
   async function sit(id: string): Promise<void> {
@@ -83,6 +91,7 @@ export function lobbyView(el: HTMLElement): View {
       location.hash = `#/table/${id}`;
     } catch (e) {
       toast(errorText(e), "error");
+      if (e instanceof ApiError && e.code === "insufficient_funds") brokeNotice();
     }
   }
 
