@@ -17,6 +17,7 @@ from app.api.routes import health
 from app.api.routes import metrics as metrics_routes
 from app.api.static import ClientFiles
 from app.core import metrics, tracking
+from app.core.bodylimit import BodyLimit, BodyTooLarge, body_too_large_handler
 from app.core.config import Settings
 from app.core.db import create_engine, create_sessionmaker
 from app.core.errors import install_error_handlers
@@ -33,6 +34,7 @@ from app.economy.reconciler import Reconciler
 from app.social import routes as social_routes
 from app.social import routes_inbox as social_inbox_routes
 from app.social import routes_prefs as social_prefs_routes
+from app.social.hidden import HiddenKeeper
 from app.tables.live.fanout import Hub
 from app.tables.live.overload import Saturation
 from app.tables.live.sockets import KeepRawSend
@@ -130,6 +132,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         )
         await warn_if_redis_volatile(redis, settings)
         app.state.saturation = saturation = Saturation(settings, hub)
+        app.state.hidden_keeper = hidden_keeper = HiddenKeeper(
+            app.state.sessionmaker, redis, settings.hidden_check_seconds
+        )
+        await hidden_keeper.start()
         await hub.start()
         await timers.start()
         await saturation.start()
@@ -149,6 +155,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             metrics.mark_process_dead()
             await saturation.stop()
             await timers.stop()
+            await hidden_keeper.stop()
             await hub.stop()
             await close_redis(redis)
             await engine.dispose()
@@ -164,8 +171,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     install_openapi(app)
     install_error_handlers(app)
-    # Outermost last: headers on every answer, then the log, then the request guards.
+    app.add_exception_handler(BodyTooLarge, body_too_large_handler)
+    # Outermost last: headers on every answer, then the log, then the request guards
+    # (the body cap before anything reads a body).
     app.add_middleware(NulGuard)
+    app.add_middleware(BodyLimit, max_body_bytes=settings.max_body_bytes)
     app.add_middleware(OriginGuard, settings=settings)
     app.add_middleware(RequestLogMiddleware)
     app.add_middleware(SecurityHeaders, hsts=settings.cookie_secure)

@@ -45,6 +45,9 @@ class Settings(BaseSettings):
     # How long a request waits for a free database connection before it is answered
     # 503 server_busy (with Retry-After) instead of hanging.
     db_pool_timeout_seconds: float = Field(default=3.0, gt=0)
+    # Largest HTTP request body accepted (app/core/bodylimit.py); larger ones get 413
+    # body_too_large before they are read. The API's bodies are small JSON documents.
+    max_body_bytes: int = Field(default=1024 * 1024, ge=1024)
     # Hash-tagged buckets each global set (timers, processes, lobby indexes) is split
     # into; 0: 1 on one Redis, 16 on a cluster (app/tables/storage/store.py).
     redis_buckets: int = Field(default=0, ge=0, le=1024)
@@ -115,6 +118,10 @@ class Settings(BaseSettings):
     # A game of bots only that nobody watches ends void this long after it is left
     # (app/tables/play/idle.py).
     idle_table_check_seconds: float = Field(default=30, gt=0, le=3600)
+
+    # How often each process checks that Redis still holds the live chat filter
+    # (chat:hidden:*) and restores it from Postgres's blocks when not (app/social/hidden.py).
+    hidden_check_seconds: float = Field(default=1.0, gt=0, le=60)
 
     # Economy.
     starting_coins: int = Field(default=50_000, ge=0)

@@ -48,7 +48,7 @@ async def send(
     order: GiftOrder,
     request_key: str,
 ) -> Gift:
-    recipient = await _recipient(db, sender, order.to_user_id)
+    recipient = await gift_recipient(db, sender, order.to_user_id)
     sku, currency, price, amount = await _priced(db, recipient.id, order)
     gives_money = await _gives_money(db, sku)
     gift = Gift(
@@ -92,7 +92,7 @@ async def send(
     return gift
 
 
-async def _recipient(db: AsyncSession, sender: User, to_id: int) -> User:
+async def gift_recipient(db: AsyncSession, sender: User, to_id: int) -> User:
     if to_id == sender.id:
         raise AppError("cannot_gift_self", "You cannot send a gift to yourself.", 400)
     # Any player may be gifted (seed 000: from a profile or a seat at the table), except

@@ -1,7 +1,8 @@
 """Leaderboards by XP: overall or per modality (preset), all-time or this week.
 
 All-time overall reads ``player_stats``; the others sum ``game_records`` (indexed by
-preset and time). The week starts on Monday 00:00 UTC.
+preset and time). The week starts on Monday 00:00 UTC. Only accounts are ranked: a
+guest is a throwaway name that anyone can take again, so it is left out.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ async def leaderboard(
         stmt = (
             select(User.id, User.nickname, PlayerStats.xp)
             .join(PlayerStats, PlayerStats.user_id == User.id)
-            .where(PlayerStats.xp > 0)
+            .where(PlayerStats.xp > 0, User.is_guest.is_(False))
             .order_by(PlayerStats.xp.desc(), User.id)
             .limit(limit)
         )
@@ -39,6 +40,7 @@ async def leaderboard(
         stmt = (
             select(User.id, User.nickname, xp)
             .join(GameRecord, GameRecord.user_id == User.id)
+            .where(User.is_guest.is_(False))
             .group_by(User.id, User.nickname)
             .having(func.sum(GameRecord.xp) > 0)
             .order_by(xp.desc(), User.id)

@@ -42,7 +42,10 @@ LOSS_XP = 34  # three losses against people (102 XP) reach level 2
 def xp_for(bet: int, won: bool) -> int:
     """XP for one finished game against people: a base plus a share of the bet above the
     minimum, capped so a huge bet does not buy levels. At the minimum bet (6,000): 50 for
-    a win, 34 for a loss."""
+    a win, 34 for a loss. A game without stakes (bet 0, open to players with no coins)
+    gives none: levels and the ranking are not farmed for free."""
+    if bet == 0:
+        return 0
     above = max(bet - MIN_BET, 0)
     if won:
         return WIN_XP + min(above // 1_000, 100)

@@ -9,8 +9,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.api.deps import CurrentUser, DbDep, SettingsDep
 from app.core.config import Settings
+from app.core.db import utcnow
 from app.core.errors import ERROR_RESPONSES
-from app.economy import gifts, leaderboards, shop, wallets
+from app.economy import giftoptions, gifts, leaderboards, shop, wallets
 from app.economy.deps import NotifierDep, RequestKey
 from app.economy.models import Wallet
 from app.economy.notify import Outbox
@@ -18,6 +19,7 @@ from app.economy.schemas import (
     BuyIn,
     EquipIn,
     GiftIn,
+    GiftOptionOut,
     GiftOut,
     ItemOut,
     LeaderboardOut,
@@ -97,6 +99,25 @@ async def equip(body: EquipIn, user: CurrentUser, db: DbDep) -> ThingsOut:
     return await my_things(user, db)
 
 
+@router.get("/gifts/options", response_model=list[GiftOptionOut])
+async def gift_options(
+    user: CurrentUser,
+    db: DbDep,
+    settings: SettingsDep,
+    to_user_id: Annotated[int, Query(ge=-(2**63), le=2**63 - 1)],
+) -> list[GiftOptionOut]:
+    """Every shop item as a gift to this player, each with the refusal it would get."""
+    found = await giftoptions.options(db, settings, user, to_user_id)
+    out = [
+        GiftOptionOut.model_validate(
+            {**ItemOut.model_validate(o.item).model_dump(), "refused": o.refused}
+        )
+        for o in found
+    ]
+    await db.commit()  # the sender's wallet, when this created it
+    return out
+
+
 @router.post("/gifts", response_model=GiftOut, status_code=201)
 async def send_gift(
     body: GiftIn,
@@ -148,4 +169,5 @@ async def leaderboard(
     limit: Annotated[int, Query(ge=1, le=100)] = 50,
 ) -> LeaderboardOut:
     rows = await leaderboards.leaderboard(db, period, modality, limit)
-    return LeaderboardOut(period=period, modality=modality, rows=rows)
+    since = leaderboards.week_start(utcnow()) if period == "week" else None
+    return LeaderboardOut(period=period, modality=modality, since=since, rows=rows)

@@ -32,6 +32,13 @@ class ItemOut(BaseModel):
     amount: int
 
 
+class GiftOptionOut(ItemOut):
+    """An item of the shop as a gift to one player: ``refused`` is the error code the
+    gift would get now (already_owned, insufficient_funds, not_giftable), or null."""
+
+    refused: str | None
+
+
 class BuyIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -112,4 +119,10 @@ class LeaderRow(BaseModel):
 class LeaderboardOut(BaseModel):
     period: Literal["all", "week"]
     modality: str | None
+    # What is ranked, for the page to say: XP won in games against people, by accounts
+    # only (guests are never listed), since ``since`` (the week's Monday 00:00 UTC) or
+    # ever (null).
+    ranks: Literal["xp"] = "xp"
+    guests: Literal[False] = False
+    since: datetime | None = None
     rows: list[LeaderRow]

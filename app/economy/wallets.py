@@ -16,6 +16,7 @@ from app.economy.ledger import COINS, CREDITS
 from app.economy.models import Account, Wallet
 from app.economy.notify import Outbox
 from app.economy.sql import insert_for, table_of
+from app.tables.storage.meta import MIN_BET
 
 BONUS_PERIOD = timedelta(hours=24)
 
@@ -66,6 +67,13 @@ async def balances(db: AsyncSession, user_id: int, settings: Settings) -> Balanc
     )
 
 
+def daily_amount(settings: Settings, coins: int) -> int:
+    """The daily bonus, or more: whatever brings the wallet up to the smallest stake, so
+    that a player who lost everything can sit at any table the next day
+    (docs/economy.md, "Nobody locked out")."""
+    return max(settings.daily_bonus_coins, MIN_BET - coins)
+
+
 async def claim_daily_bonus(
     db: AsyncSession, user_id: int, settings: Settings, outbox: Outbox, now: datetime | None = None
 ) -> Balances:
@@ -83,11 +91,11 @@ async def claim_daily_bonus(
             409,
             headers={"Retry-After": str(seconds)},
         )
-    amount = settings.daily_bonus_coins
+    keys = [ledger.wallet(user_id, COINS), ledger.house("grants", COINS)]
+    await ledger.ensure(db, keys)
+    locked = await ledger.lock(db, [k.key for k in keys])
+    amount = daily_amount(settings, locked[keys[0].key].balance)
     if amount > 0:
-        keys = [ledger.wallet(user_id, COINS), ledger.house("grants", COINS)]
-        await ledger.ensure(db, keys)
-        locked = await ledger.lock(db, [k.key for k in keys])
         await ledger.post(
             db,
             key=f"grant:daily:{user_id}:{now.isoformat()}",

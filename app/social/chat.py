@@ -19,6 +19,7 @@ from app.core.db import utcnow
 from app.core.errors import AppError
 from app.core.text import clean_text
 from app.economy.notify import Outbox
+from app.social import hidden
 from app.social.friends import hidden_ids
 from app.social.models import ChatMessage
 from app.users.models import User
@@ -78,6 +79,7 @@ async def post(
     if msg.id % PURGE_EVERY == 0:
         await purge(db)
     message = out(msg, me.nickname)
+    await hidden.before_publish(db, redis, me.id)  # the live filter, even after a flush
     outbox.to_channel(f"chat:{msg.channel}", message)
     return message
 

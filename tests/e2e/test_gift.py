@@ -29,10 +29,22 @@ def test_buy_gift_accept_and_equipped(new_context, artifacts) -> None:
     ana.click("[data-sku='avatar_gafas'] .btn.primary")
     ana.wait_for_selector("[data-sku='avatar_gafas'] .tag.ok")
     ana.screenshot(path=str(artifacts / "shop-desktop.png"), full_page=True)
-    # ...and gives Bea a hat.
+    # A coin pack is money she did not win at a table: once Bea is chosen, the reason
+    # shows instead of a question, and nothing is sent.
+    coins_before = ana.evaluate("() => fetch('/api/wallet').then(r => r.json())")["coins"]
+    ana.click("[data-sku='pack_coins_10k'] .btn.pink")
+    ana.click(f"[data-friend='{bea_name}']")
+    ana.wait_for_selector("#gift-picker [data-why='not_giftable']")
+    assert ana.locator("#gift-yes").count() == 0
+    ana.click("#gift-no")
+    # ...and gives Bea a hat, after saying yes to its price.
     ana.click("[data-sku='avatar_sombrero'] .btn.pink")
     ana.click(f"[data-friend='{bea_name}']")
+    ana.wait_for_selector("#gift-question")
+    ana.click("#gift-yes")
     ana.wait_for_selector(f".toast.ok:has-text('{bea_name}')")
+    coins_after = ana.evaluate("() => fetch('/api/wallet').then(r => r.json())")["coins"]
+    assert coins_after == coins_before - 20_000
 
     bea.goto("/#/notifications")
     bea.click("[data-kind='gift'] [data-action='accept-gift']")

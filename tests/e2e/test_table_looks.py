@@ -93,7 +93,8 @@ def test_gift_from_an_opponents_seat_to_a_stranger(new_context, artifacts) -> No
     ana.screenshot(path=str(artifacts / "seat-menu-390.png"))
     ana.click("#seat-gift")
     # A shop item paid with credits (coins given must be won at tables: giftable.py).
-    ana.click("#seat-gifts [data-gift='emote_beso']")
+    ana.click("#gift-picker [data-gift='emote_beso']")
+    ana.click("#gift-yes")  # the picker asks first
     ana.wait_for_selector(".toast.ok:has-text('olga_')")
 
     bea.goto("/#/notifications")

@@ -74,6 +74,9 @@ def test_only_the_proxy_is_published_and_it_serves_the_domain() -> None:
     assert "{$BURACO_DOMAIN} {" in CADDYFILE
     assert re.search(r"dynamic a \{\s+name app\s+port 8000", CADDYFILE)
     assert "respond @metrics 404" in CADDYFILE
+    # Bodies capped at the proxy as in the app (Settings.max_body_bytes).
+    assert re.search(r"request_body \{\s+max_size 1MiB\s+\}", CADDYFILE)
+    assert Settings(env="test").max_body_bytes == 1024 * 1024
     for service in services.values():  # exact releases, never "latest"
         image = service.get("image", "")
         if image and not image.startswith("buraco:"):

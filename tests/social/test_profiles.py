@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import httpx
 from fastapi import FastAPI
@@ -15,6 +15,7 @@ from app.economy.hooks import EconomyTables
 from app.economy.models import GameRecord
 from app.social import presence
 from app.tables.play.hooks import GameResult
+from app.users.models import User
 from tests.economy.helpers import Listener, client_for, new_users
 
 BET = 6_000
@@ -114,3 +115,25 @@ async def test_level_up_notification_and_leaderboards(
     assert [r["user_id"] for r in cerrado["rows"]] == [c, d]
     bad = await client.get("/api/leaderboards", params={"period": "year"})
     assert bad.status_code == 422
+
+
+async def test_leaderboards_leave_guests_out_and_say_what_they_rank(
+    app: FastAPI, econ: EconomyTables, make_client: Callable[[], httpx.AsyncClient]
+) -> None:
+    a, guest = await new_users(app.state.sessionmaker, 2)
+    async with app.state.sessionmaker() as db:
+        await db.execute(update(User).where(User.id == guest).values(is_guest=True))
+        await db.commit()
+    for i in range(3):  # the guest wins every game: more XP than a
+        await play(econ, f"g{i}", a, guest, guest)
+    client = make_client()
+    for params in ({}, {"period": "week"}, {"modality": "abierto"}):
+        board = (await client.get("/api/leaderboards", params=params)).json()
+        assert [r["user_id"] for r in board["rows"]] == [a], params
+        assert board["rows"][0]["rank"] == 1
+        assert board["ranks"] == "xp" and board["guests"] is False
+    week = (await client.get("/api/leaderboards", params={"period": "week"})).json()
+    since = datetime.fromisoformat(week["since"])
+    assert since.weekday() == 0 and (since.hour, since.minute) == (0, 0)
+    assert timedelta(0) <= utcnow() - since < timedelta(days=7)
+    assert (await client.get("/api/leaderboards")).json()["since"] is None

@@ -109,6 +109,12 @@ def _preset_ok(value: str) -> str:
     return value
 
 
+def _stake_ok(bet: int) -> int:
+    if 0 < bet < MIN_BET:  # 0: no stakes, open to anyone (docs/economy.md, "Nobody locked out")
+        raise ValueError(f"a bet is 0 (no stakes) or at least {MIN_BET}")
+    return bet
+
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -124,7 +130,7 @@ class CreateTableIn(_Strict):
         json_schema_extra=_rules_schema(),
         description="RULES.md section 9 options; checked as a whole",
     )
-    bet: int = Field(default=MIN_BET, ge=MIN_BET, le=MAX_BET)
+    bet: int = Field(default=MIN_BET, ge=0, le=MAX_BET)
     private: bool = False
     turbo: bool = False
     target_score: int | None = Field(default=None, ge=0, le=100_000)
@@ -132,6 +138,7 @@ class CreateTableIn(_Strict):
 
     _check_preset = field_validator("preset")(classmethod(lambda cls, v: _preset_ok(v)))
     _whole_numbers = field_validator("rules")(classmethod(lambda cls, v: _whole_numbers(v)))
+    _stake = field_validator("bet")(classmethod(lambda cls, v: _stake_ok(v)))
 
 
 class SitIn(_Strict):

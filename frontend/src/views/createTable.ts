@@ -6,8 +6,10 @@ import { h, mount } from "../dom";
 import { t, tk, type Key } from "../i18n";
 import { OPTIONS, PRESETS, PRESET_NAMES, PRESET_PLAYERS, sides, type Preset, type Rules } from "../presets";
 import { checkbox, dialog, field } from "../ui";
+import { app } from "../state";
 
-const MIN_BET = 6000;
+/** The smallest stake (app/tables/meta.py); a table may also have none (bet 0). */
+export const MIN_BET = 6000;
 
 /** What GET /api/lobby/options says of a special option (pairs, turbo, private). */
 interface Gate { locked: boolean; missing: string[]; needs: { level: number; credits: number } }
@@ -31,6 +33,9 @@ export function createTableDialog(onCreated: (table: any) => void): void {
 
   const name = h("input", { id: "ct-name", maxlength: 40, placeholder: t("create.namePlaceholder") }) as HTMLInputElement;
   const bet = h("input", { id: "ct-bet", type: "number", min: MIN_BET, step: 1000, value: MIN_BET }) as HTMLInputElement;
+  // No stakes: open to anyone, even without coins (docs/economy.md, "Nobody locked out").
+  const free = h("input", { id: "ct-free", type: "checkbox", onchange: () => { bet.disabled = free.checked; } }) as HTMLInputElement;
+  if (app.wallet && app.wallet.coins < MIN_BET) free.checked = bet.disabled = true;
   const priv = h("input", { id: "ct-private", type: "checkbox" }) as HTMLInputElement;
   const turbo = h("input", { id: "ct-turbo", type: "checkbox" }) as HTMLInputElement;
   const presetSel = h("select", { id: "ct-preset" }) as HTMLSelectElement;
@@ -168,7 +173,7 @@ export function createTableDialog(onCreated: (table: any) => void): void {
       try {
         const target = Number(rules.target_score) || 0;
         const table = await post("/api/tables", {
-          name: name.value.trim(), preset, players, bet: Math.max(MIN_BET, Number(bet.value) || MIN_BET),
+          name: name.value.trim(), preset, players, bet: free.checked ? 0 : Math.max(MIN_BET, Number(bet.value) || MIN_BET),
           private: priv.checked, turbo: turbo.checked, rules: overrides(),
           target_score: target !== PRESETS[preset].target_score ? target : null,
         });
@@ -185,7 +190,8 @@ export function createTableDialog(onCreated: (table: any) => void): void {
     field(t("create.name"), name),
     field(t("create.modality"), presetSel),
     field(t("create.players"), playersSel, t("create.pairsHint")),
-    field(t("create.bet"), bet, t("create.betHint", { min: MIN_BET })),
+    h("div", null, field(t("create.bet"), bet, t("create.betHint", { min: MIN_BET })),
+      checkbox(t("create.free"), free, t("create.freeHint"))),
   ),
   h("div", { class: "row wrap" },
     h("div", null, checkbox(t("create.private"), priv, t("create.privateHint")), privLock),

@@ -1,6 +1,6 @@
 // The lobby: "¡Juega ya!", wallet and daily bonus, invitations and challenges, the live
 // table list with filters, "Crear partida", online players and the lobby chat.
-import { get, post, errorText } from "../api";
+import { ApiError, get, post, errorText } from "../api";
 import { h, mount, raw, fmt, keepFocus } from "../dom";
 import { clockTime, dayWord, t } from "../i18n";
 import { PRESET_NAMES } from "../presets";
@@ -8,7 +8,7 @@ import { socket } from "../socket";
 import { app, changed, onChange, refreshWallet, setWallet } from "../state";
 import { botStrength, setBotStrength, STRENGTHS, strengthName } from "../botStrength";
 import { toast, coinIcon, avatarImg } from "../ui";
-import { createTableDialog, presetName } from "./createTable";
+import { createTableDialog, MIN_BET, presetName } from "./createTable";
 import { chatPanel, type ChatPanel } from "./chat";
 import { answerInvite } from "../invites";
 import { challengeDialog } from "./social";
@@ -74,7 +74,15 @@ export function lobbyView(el: HTMLElement): View {
       location.hash = `#/table/${meta.id}`;
     } catch (e) {
       toast(errorText(e), "error");
+      if (e instanceof ApiError && e.code === "insufficient_funds") brokeNotice();
     }
+  }
+
+  /** Refused for want of coins: the notice that says what to do, in sight. */
+  async function brokeNotice(): Promise<void> {
+    await refreshWallet();
+    render();
+    document.getElementById("broke")?.scrollIntoView({ block: "nearest" });
   }
 
   async function sit(id: string): Promise<void> {
@@ -83,6 +91,7 @@ export function lobbyView(el: HTMLElement): View {
       location.hash = `#/table/${id}`;
     } catch (e) {
       toast(errorText(e), "error");
+      if (e instanceof ApiError && e.code === "insufficient_funds") brokeNotice();
     }
   }
 
@@ -130,6 +139,41 @@ export function lobbyView(el: HTMLElement): View {
         }, ...STRENGTHS.map((s) => h("option", { value: s, selected: s === botStrength() }, strengthName(s))))),
       h("button", { type: "button", class: "btn primary huge", id: "play-now", onclick: playNow }, t("lobby.playNow")),
       h("p", { class: "hint" }, t("lobby.quickBet", { bet: fmt(6000) })));
+  }
+
+  /** A table's bet, or "Sin apuesta" for a table without stakes. */
+  function betTag(bet: number): HTMLElement {
+    return bet > 0
+      ? h("div", { class: "bet" }, coinIcon(), h("span", { "data-raw": "" }, fmt(bet)))
+      : h("div", { class: "bet free" }, t("create.free"));
+  }
+
+  /** A table without stakes against bots, at once: for a player who cannot pay a bet. */
+  async function playFree(): Promise<void> {
+    try {
+      const table = await post("/api/tables", { preset: quick.preset, players: quick.players, bet: 0 });
+      await post(`/api/tables/${table.id}/bots`, { bot_strength: botStrength() });
+      location.hash = `#/table/${table.id}`;
+    } catch (e) {
+      toast(errorText(e), "error");
+    }
+  }
+
+  /** Below the smallest stake: what to do, never a dead end (docs/economy.md). */
+  function brokeCard(): HTMLElement | null {
+    const w = app.wallet;
+    if (!w || w.coins >= MIN_BET) return null;
+    const next = w.next_bonus_at ? new Date(w.next_bonus_at) : null;
+    const ready = !next || next.getTime() <= Date.now();
+    return h("section", { class: "panel broke", id: "broke", role: "status", "aria-labelledby": "broke-title" },
+      h("h2", { id: "broke-title" }, t("lobby.brokeTitle")),
+      h("p", null, t("lobby.brokeText", { coins: fmt(w.coins), min: fmt(MIN_BET) })),
+      h("p", null, ready
+        ? t("lobby.brokeBonus", { min: fmt(MIN_BET) })
+        : t("lobby.brokeWait", { day: dayWord(next!), time: clockTime(next!), min: fmt(MIN_BET) })),
+      h("div", { class: "row wrap" },
+        ready ? h("button", { type: "button", class: "btn gold", id: "broke-bonus", onclick: bonus }, t("wallet.bonus")) : null,
+        h("button", { type: "button", class: "btn primary", id: "play-free", onclick: playFree }, t("lobby.playFree"))));
   }
 
   function walletCard(): HTMLElement | null {
@@ -187,7 +231,7 @@ export function lobbyView(el: HTMLElement): View {
       h("div", { class: "seats", "aria-label": t("lobby.seatsTaken", { n: seated, of: x.players }) },
         ...x.seats.map((s: any) => h("span", { class: `seat-dot ${s ? "on" : ""}`, "aria-hidden": "true" })),
         h("span", { class: "muted" }, ` ${seated}/${x.players}`)),
-      h("div", { class: "bet" }, coinIcon(), h("span", { "data-raw": "" }, fmt(x.bet))),
+      betTag(x.bet),
       h("div", { class: "actions" },
         mine
           ? h("a", { class: "btn small", href: `#/table/${x.id}` }, t("lobby.open"))
@@ -217,7 +261,7 @@ export function lobbyView(el: HTMLElement): View {
             h("span", { class: "tags" }, h("span", { class: "tag" }, presetName(x.preset)))),
           h("div", { class: "seats" },
             raw(x.seats.filter(Boolean).map((s: any) => s.name).join(" · "), "span")),
-          h("div", { class: "bet" }, coinIcon(), h("span", { "data-raw": "" }, fmt(x.bet))),
+          betTag(x.bet),
           h("div", { class: "actions" },
             h("a", { class: "btn small ghost", href: `#/table/${x.id}` }, t("lobby.watch")))))));
   }
@@ -246,7 +290,7 @@ export function lobbyView(el: HTMLElement): View {
   function render(): void {
     keepFocus(() => mount(el,
       h("div", { class: "lobby" },
-        h("div", { class: "col main-col" }, quickCard(), invitesCard(), tablesCard(), playingCard()),
+        h("div", { class: "col main-col" }, brokeCard(), quickCard(), invitesCard(), tablesCard(), playingCard()),
         h("div", { class: "col side-col" }, walletCard(), onlineCard(), chat.el))));
     chat.render();
   }

@@ -1,12 +1,12 @@
 // A player's profile: level, games and wins by modality, equipped things, recent games,
 // and "Retar", "Regalar", add friend, block.
-import { get, post, del, errorText, idem } from "../api";
+import { get, post, del, errorText } from "../api";
 import { h, mount, raw, fmt } from "../dom";
 import { t, tk } from "../i18n";
-import { spinner, toast, dialog, avatarImg } from "../ui";
+import { spinner, toast, avatarImg } from "../ui";
 import { challengeDialog } from "./social";
 import { presetName } from "./createTable";
-import { itemPreview, price } from "./shop";
+import { giftPicker } from "./giftPicker";
 import type { View } from "../view";
 
 export function profileView(el: HTMLElement, userId: number): View {
@@ -31,30 +31,9 @@ export function profileView(el: HTMLElement, userId: number): View {
     }
   }
 
-  async function pickGift(): Promise<void> {
-    let items: any[] = [];
-    try {
-      items = await get("/api/shop");
-    } catch (e) {
-      toast(errorText(e), "error");
-      return;
-    }
-    const dlg = dialog(t("gift.pick"), h("ul", { class: "list" }, ...items.map((i) =>
-      h("li", { class: "row between gift-line" },
-        h("span", { class: "row" }, itemPreview(i), h("span", null, tk(`item.${i.sku}`, "item.unknown")), price(i)),
-        h("button", {
-          type: "button", class: "btn tiny pink", "data-gift": i.sku,
-          // To this profile's player, friend or not (seed 000: "from any user's profile").
-          onclick: async () => {
-            try {
-              await post("/api/gifts", { to_user_id: p.user_id, sku: i.sku }, idem());
-              dlg.close();
-              toast(t("gift.sent", { name: p.nickname }), "ok");
-            } catch (err) {
-              toast(errorText(err), "error");
-            }
-          },
-        }, t("gift.give"))))));
+  function pickGift(): void {
+    // To this profile's player, friend or not (seed 000: "from any user's profile").
+    giftPicker({ user_id: p.user_id, name: p.nickname });
   }
 
   function render(): void {

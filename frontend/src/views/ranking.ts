@@ -1,7 +1,7 @@
 // The ranking: all time or this week, overall or by modality.
 import { get, errorText } from "../api";
 import { h, mount, raw, fmt } from "../dom";
-import { t } from "../i18n";
+import { locale, t } from "../i18n";
 import { PRESET_NAMES } from "../presets";
 import { app } from "../state";
 import { spinner } from "../ui";
@@ -12,6 +12,7 @@ export function rankingView(el: HTMLElement): View {
   let period = "all";
   let modality = "";
   let rows: any[] | null = null;
+  let since: string | null = null;
   let error = "";
 
   async function load(): Promise<void> {
@@ -20,6 +21,7 @@ export function rankingView(el: HTMLElement): View {
     try {
       const data = await get(`/api/leaderboards?period=${period}${modality ? `&modality=${modality}` : ""}`);
       rows = data.rows;
+      since = data.since;
     } catch (e) {
       error = errorText(e);
       rows = [];
@@ -27,9 +29,22 @@ export function rankingView(el: HTMLElement): View {
     render();
   }
 
+  /** What the list ranks, said in full: who is in it, by what, since when, which games. */
+  function about(): HTMLElement {
+    const lines = [t("ranking.about")];
+    if (period === "week" && since) {
+      // The week starts on Monday 00:00 UTC: the date is said in UTC, not local time.
+      const date = new Intl.DateTimeFormat(locale(), { day: "numeric", month: "long", timeZone: "UTC" }).format(new Date(since));
+      lines.push(t("ranking.sinceWeek", { date }));
+    }
+    if (modality) lines.push(t("ranking.modalityOnly", { name: presetName(modality) }));
+    return h("p", { class: "about", id: "rk-about" }, lines.join(" "));
+  }
+
   function render(): void {
     mount(el, h("section", { class: "page ranking" },
       h("h1", null, t("ranking.title")),
+      about(),
       h("div", { class: "filters" },
         h("label", { class: "filter" }, h("span", null, t("ranking.period")),
           h("select", { id: "rk-period", onchange: (e: Event) => { period = (e.target as HTMLSelectElement).value; load(); } },

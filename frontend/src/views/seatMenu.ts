@@ -1,9 +1,10 @@
-// The menu on another player's seat at the table: their profile, a gift (any shop item,
-// paid by you; the server's anti-farming and block rules apply), a friend request, block.
-import { errorText, get, idem, post } from "../api";
-import { h, mount } from "../dom";
-import { t, tk } from "../i18n";
+// The menu on another player's seat at the table: their profile, a gift (giftPicker.ts:
+// priced, asked first, only what the server accepts), a friend request, block.
+import { errorText, post } from "../api";
+import { h } from "../dom";
+import { t } from "../i18n";
 import { dialog, toast } from "../ui";
+import { giftPicker } from "./giftPicker";
 
 export interface SeatPerson { user_id: number; name: string }
 
@@ -15,25 +16,6 @@ async function run(fn: () => Promise<unknown>, ok: string, close: () => void): P
   } catch (e) {
     toast(errorText(e), "error");
   }
-}
-
-async function giftPicker(p: SeatPerson): Promise<void> {
-  const list = h("ul", { class: "list", id: "seat-gifts" });
-  const dlg = dialog(t("gift.pick"), list);
-  let items: any[] = [];
-  try {
-    items = await get("/api/shop");
-  } catch (e) {
-    mount(list, h("li", { class: "error" }, errorText(e)));
-    return;
-  }
-  mount(list, ...items.map((i) => h("li", { class: "row between" },
-    h("span", null, tk(`item.${i.sku}`, "item.unknown")),
-    h("button", {
-      type: "button", class: "btn tiny pink", "data-gift": i.sku,
-      onclick: () => run(() => post("/api/gifts", { to_user_id: p.user_id, sku: i.sku }, idem()),
-        t("gift.sent", { name: p.name }), () => dlg.close()),
-    }, t("gift.give")))));
 }
 
 export function seatMenu(p: SeatPerson): void {

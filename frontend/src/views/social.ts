@@ -1,10 +1,11 @@
 // Dialogs shared by the lobby, profiles and friends: "Retar" (challenge) and "Regalar".
-import { get, post, idem, errorText } from "../api";
+import { get, post, errorText } from "../api";
 import { h, mount, fmt } from "../dom";
 import { t, tk } from "../i18n";
 import { PRESET_NAMES } from "../presets";
 import { dialog, field, toast } from "../ui";
 import { presetName } from "./createTable";
+import { giftPicker } from "./giftPicker";
 
 export function challengeDialog(username: string): void {
   const preset = h("select", { id: "ch-preset" }, ...PRESET_NAMES.map((p) => h("option", { value: p, selected: p === "cerrado" }, presetName(p)))) as HTMLSelectElement;
@@ -54,16 +55,8 @@ export async function giftDialog(sku: string, done?: () => void): Promise<void> 
         h("span", { "data-raw": "" }, f.nickname),
         h("button", {
           type: "button", class: "btn small pink", "data-friend": f.nickname,
-          onclick: async () => {
-            try {
-              await post("/api/gifts", { to_user_id: f.user_id, sku }, idem());
-              toast(t("gift.sent", { name: f.nickname }), "ok");
-              dlg.close();
-              done?.();
-            } catch (err) {
-              toast(errorText(err), "error");
-            }
-          },
+          // The same question as every picker: the price first, or why it cannot go.
+          onclick: () => { dlg.close(); giftPicker({ user_id: f.user_id, name: f.nickname }, sku, done); },
         }, t("gift.give"))))));
 }
 

@@ -50,7 +50,9 @@ export function domCard(name: string | null, cls = ""): HTMLElement {
   const c = parse(name);
   const corner = document.createElement("span");
   corner.className = c.rank === "JK" ? "corner jk" : "corner";
-  corner.innerHTML = c.rank === "JK" ? "J<br>K" : `${c.rank}<br>${SYMBOL[c.suit]}`;
+  // Built node by node: the name comes from the server and is never parsed as markup.
+  const [top, bottom] = c.rank === "JK" ? ["J", "K"] : [c.rank, SYMBOL[c.suit]];
+  corner.append(top, document.createElement("br"), bottom);
   const pip = document.createElement("span");
   pip.className = c.rank === "JK" ? "pip joker" : "pip";
   pip.textContent = c.rank === "JK" ? "★" : SYMBOL[c.suit];
