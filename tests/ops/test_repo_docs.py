@@ -77,7 +77,8 @@ def test_no_tracked_file_keeps_a_diary_of_working_sessions() -> None:
     found = []
     for name in tracked_files():
         path = REPO_ROOT / name
-        if LOCK_FILES.search(name) or not path.is_file():
+        # This file names the words it looks for, in its patterns and their examples.
+        if LOCK_FILES.search(name) or not path.is_file() or path == Path(__file__):
             continue
         text = text_of(path)
         if text is None:
