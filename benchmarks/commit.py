@@ -39,7 +39,7 @@ for path in (ROOT, ROOT / "benchmarks"):
     if str(path) not in sys.path:
         sys.path.insert(0, str(path))
 
-from load import start_redis  # noqa: E402
+from loadbench.servers import start_redis  # noqa: E402
 
 from app.core.redis import close_redis, create_redis  # noqa: E402
 from app.rules import commands as C  # noqa: E402

@@ -18,7 +18,8 @@ from tests.ops.loadrun import REPO, run_load
 
 sys.path.insert(0, str(REPO / "benchmarks"))
 
-from load import gc_pause_figures, machine_jiffies, pct  # noqa: E402
+from loadbench.servers import machine_jiffies  # noqa: E402
+from loadbench.stats import gc_pause_figures, pct  # noqa: E402
 
 from app.core import metrics  # noqa: E402
 
