@@ -15,15 +15,19 @@ import time
 from pathlib import Path
 from typing import Any
 
+from scratch import drop_database
+
 from loadbench.baseline import BaselinePlayers, start_baseline
 from loadbench.players import pace, quiet_client_gc, setup_tables
 from loadbench.servers import (
     CALLGRIND,
     MAX_CONNECTIONS,
     ORIGIN,
+    WHO,
     RedisNodes,
     callgrind,
     cpu_seconds,
+    database_url,
     free_port,
     fresh_database,
     idle_instructions,
@@ -145,6 +149,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         stop(owned)
         if redis_dir is not None:
             shutil.rmtree(redis_dir, ignore_errors=True)
+        await drop_database(database_url(args.pg_admin_url, args.database), WHO)
 
 
 async def measure(

@@ -20,11 +20,12 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-import asyncpg
 import httpx
 import redis
+from scratch import create_database
 
 REPO = Path(__file__).resolve().parents[2]
+WHO = "benchmarks/load.py"
 
 ORIGIN = "http://load.test"
 TARGET_SCORE = 100_000  # a match of many hands: tables keep playing however long the run
@@ -232,14 +233,14 @@ def start_cluster(log_dir: Path, masters: int) -> tuple[list[subprocess.Popen[by
 # ---------------------------------------------------------------- services
 
 
+def database_url(admin_url: str, name: str) -> str:
+    return admin_url.rsplit("/", 1)[0] + "/" + name
+
+
 async def fresh_database(admin_url: str, name: str) -> str:
-    conn = await asyncpg.connect(admin_url.replace("postgresql+asyncpg", "postgresql"))
-    try:
-        await conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        await conn.execute(f'CREATE DATABASE "{name}"')
-    finally:
-        await conn.close()
-    url = admin_url.rsplit("/", 1)[0] + "/" + name
+    """The run's own database, made empty and migrated (``run`` drops it at the end)."""
+    url = database_url(admin_url, name)
+    await create_database(url, WHO)
     env = {**os.environ, "BURACO_DATABASE_URL": url}
     subprocess.run(
         [sys.executable, "-m", "alembic", "upgrade", "head"],
