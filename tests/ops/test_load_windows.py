@@ -1,8 +1,10 @@
 """``benchmarks/load.py`` reports each measured window's p99 apart and how busy the whole
 machine was while each system played, so that a run's tail can be told apart from the
-machine it ran on (docs/architecture.md, session 16). A real run: its own redis-server,
-real uvicorn servers, the real Postgres. No figure is asserted, only that the figures
-are there, one per window, and consistent with the run's own totals."""
+machine it ran on: the bare baseline's own p99 had ranged from 4 to 40 ms between runs
+minutes apart, hiding every comparison (benchmarks/README.md says where the measured
+runs are written down). A real run: its own redis-server, real uvicorn servers, the
+real Postgres. No figure is asserted, only that the figures are there, one per window,
+and consistent with the run's own totals."""
 
 from __future__ import annotations
 
