@@ -1,5 +1,7 @@
 """The commit's cost inside Redis: ``python benchmarks/commit.py [--tables N] [--hands H]``.
 
+Needs redis-server installed: it starts a private one on a free port and stops it after.
+
 It plays real hands (every seat a GreedyBot, Cerrado, 4 players) and commits every
 command's records and the new state to a private redis-server through the server's own
 ``TableStore.commit``, as a live table does, many tables at once. Then it reads what

@@ -150,7 +150,10 @@ def start_redis(log_dir: Path) -> tuple[subprocess.Popen[bytes], str, Path]:
     """A private redis-server on a free port, no persistence: the run owns all of it."""
     binary = shutil.which("redis-server")
     if binary is None:
-        raise SystemExit("redis-server is not installed; pass --redis-url")
+        raise SystemExit(
+            "this benchmark starts a private redis-server and needs it installed (Debian's "
+            "package redis-server); benchmarks/load.py can use another Redis: --redis-url"
+        )
     port = free_port()
     workdir = Path(tempfile.mkdtemp(prefix="buraco-load-redis-"))
     proc = redis_server(binary, port, workdir, log_dir / "redis.log")
