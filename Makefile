@@ -10,7 +10,7 @@ PORT   ?= 8000
 SHARED_CONFORMANCE := $(CURDIR)/../shared/conformance
 
 .PHONY: run test test-fast install native frontend migrate lint typecheck imports pytest \
-	conformance clean lock format
+	conformance clean lock format bench-quick
 
 ## Start the server (embedded SQLite + in-process Redis unless BURACO_* say otherwise).
 run: install native frontend migrate
@@ -107,6 +107,11 @@ FAST_TESTS = tests/rules tests/core/test_config.py tests/core/test_errors.py \
 	tests/ops/test_compose.py tests/ops/test_lock.py tests/ops/test_dashboard.py
 test-fast: install native
 	RULES_PROPERTY_EXAMPLES=2 $(BIN)/pytest -q -p no:cacheprovider -n $(PYTEST_WORKERS) $(FAST_TESTS)
+
+## Every benchmark once at its smallest size (benchmarks/quick.py; needs PostgreSQL and
+## redis-server, as the tests do): CI runs it after the tests, in under a minute.
+bench-quick: install native
+	$(BIN)/python benchmarks/quick.py
 
 ## Apply the formatter (ruff format); `make lint` checks that it was applied.
 format: install

@@ -1,5 +1,7 @@
 """The commit's cost inside Redis: ``python benchmarks/commit.py [--tables N] [--hands H]``.
 
+Needs redis-server installed: it starts a private one on a free port and stops it after.
+
 It plays real hands (every seat a GreedyBot, Cerrado, 4 players) and commits every
 command's records and the new state to a private redis-server through the server's own
 ``TableStore.commit``, as a live table does, many tables at once. Then it reads what
@@ -11,11 +13,12 @@ Human-readable lines first; the LAST line is one JSON object: ``{"tables": ...,
 "commits": ..., "records_per_table": ..., "redis_us_per_commit": ...,
 "redis_kib_per_table": ...}``.
 
-Session 17, ``--tables 1000 --hands 20`` (143 records a table, one hand each), runs
-alternated: with each record also added to a capped stream beside the log (before,
-commit 9fc668d^) 41.4, 42.2, 36.4 and 37.5 µs per commit and 46.35 KiB per table; with
-the log alone 35.4, 36.0, 33.8 and 28.2 µs and 21.56 KiB (the first two pairs' memory
-was read as ``used_memory`` growth: 43.95 and 21.86 KiB).
+Measured with ``--tables 1000 --hands 20`` (143 records a table, one hand each), runs
+alternated: with each record also added to a capped stream beside the log (the code of
+9fc668d^; 9fc668d, of 2026-12-03, removed the stream) 41.4, 42.2, 36.4 and 37.5 µs per
+commit and 46.35 KiB per table; with the log alone 35.4, 36.0, 33.8 and 28.2 µs and
+21.56 KiB (the first two pairs' memory was read as ``used_memory`` growth: 43.95 and
+21.86 KiB).
 """
 
 from __future__ import annotations
@@ -39,7 +42,7 @@ for path in (ROOT, ROOT / "benchmarks"):
     if str(path) not in sys.path:
         sys.path.insert(0, str(path))
 
-from load import start_redis  # noqa: E402
+from loadbench.servers import start_redis  # noqa: E402
 
 from app.core.redis import close_redis, create_redis  # noqa: E402
 from app.rules import commands as C  # noqa: E402

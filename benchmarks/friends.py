@@ -1,8 +1,11 @@
 """Playing with friends, timed on a real uvicorn process:
 ``python benchmarks/friends.py [--emotes N] [--rematches R]``.
 
-Uses BURACO_BENCH_DATABASE_URL / BURACO_BENCH_REDIS_URL (else the test ones; the
-database is migrated, the Redis database flushed). Measures:
+Needs PostgreSQL on 127.0.0.1:5432 with an account that may create databases
+(``BURACO_BENCH_DATABASE_URL`` names the scratch database, default
+``postgresql+asyncpg://postgres@127.0.0.1:5432/buraco_bench_friends``) and redis-server
+installed. Creates that scratch database (dropped afterwards) and migrates it, starts a
+private redis-server on a free port (stopped afterwards), then measures:
 
 - emote latency: from a player's ``emote`` frame to the moment both the opponent and a
   spectator have the ``emote`` frame (p50, p99 over N emotes, one every 20 ms);
@@ -20,6 +23,7 @@ import argparse
 import asyncio
 import json
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -29,17 +33,16 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-import redis  # noqa: E402
+from loadbench.servers import start_redis  # noqa: E402  (benchmarks/, beside this file)
+from scratch import create_database, drop_database  # noqa: E402
 
 from tests.support import run_alembic  # noqa: E402
 from tests.tables.harness import Player, Server, create_table, sit, start_servers  # noqa: E402
 
-PG = os.environ.get("BURACO_BENCH_DATABASE_URL") or os.environ.get(
-    "BURACO_TEST_DATABASE_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/buraco_test"
+PG = os.environ.get(
+    "BURACO_BENCH_DATABASE_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/buraco_bench_friends"
 )
-REDIS = os.environ.get("BURACO_BENCH_REDIS_URL") or os.environ.get(
-    "BURACO_TEST_REDIS_URL", "redis://127.0.0.1:6379/15"
-)
+WHO = "benchmarks/friends.py"
 RULES = {"hand_size": 20, "muerto_size": 11, "stock_end": 20}
 
 
@@ -114,28 +117,34 @@ async def rematches(server: Server, r: int) -> dict[str, float]:
 
 
 async def main(args: argparse.Namespace) -> dict[str, float]:
-    run_alembic(PG, "upgrade", "head")
-    client = redis.Redis.from_url(REDIS)
-    client.flushdb()
-    client.close()
+    await create_database(PG, WHO)
     var = Path(tempfile.mkdtemp(prefix="friends-bench-"))
-    server = start_servers(
-        1,
-        PG,
-        REDIS,
-        var,
-        turn_seconds=300,
-        turbo_turn_seconds=300,
-        disconnect_grace_seconds=300,
-        emote_limit=100_000,
-        emote_window_seconds=1,
-    )[0]
+    redis_proc, redis_url, redis_dir = start_redis(var)
     try:
-        out = await emotes(server, args.emotes)
-        out.update(await rematches(server, args.rematches))
-        return out
+        run_alembic(PG, "upgrade", "head")
+        server = start_servers(
+            1,
+            PG,
+            redis_url,
+            var,
+            turn_seconds=300,
+            turbo_turn_seconds=300,
+            disconnect_grace_seconds=300,
+            emote_limit=100_000,
+            emote_window_seconds=1,
+        )[0]
+        try:
+            out = await emotes(server, args.emotes)
+            out.update(await rematches(server, args.rematches))
+            return out
+        finally:
+            server.stop()
     finally:
-        server.stop()
+        redis_proc.terminate()
+        redis_proc.wait()
+        for folder in (redis_dir, var):
+            shutil.rmtree(folder, ignore_errors=True)
+        await drop_database(PG, WHO)
 
 
 if __name__ == "__main__":

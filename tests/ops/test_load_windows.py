@@ -1,8 +1,10 @@
 """``benchmarks/load.py`` reports each measured window's p99 apart and how busy the whole
 machine was while each system played, so that a run's tail can be told apart from the
-machine it ran on (docs/architecture.md, session 16). A real run: its own redis-server,
-real uvicorn servers, the real Postgres. No figure is asserted, only that the figures
-are there, one per window, and consistent with the run's own totals."""
+machine it ran on: the bare baseline's own p99 had ranged from 4 to 40 ms between runs
+minutes apart, hiding every comparison (benchmarks/README.md says where the measured
+runs are written down). A real run: its own redis-server, real uvicorn servers, the
+real Postgres. No figure is asserted, only that the figures are there, one per window,
+and consistent with the run's own totals."""
 
 from __future__ import annotations
 
@@ -18,7 +20,8 @@ from tests.ops.loadrun import REPO, run_load
 
 sys.path.insert(0, str(REPO / "benchmarks"))
 
-from load import gc_pause_figures, machine_jiffies, pct  # noqa: E402
+from loadbench.servers import machine_jiffies  # noqa: E402
+from loadbench.stats import gc_pause_figures, pct  # noqa: E402
 
 from app.core import metrics  # noqa: E402
 

@@ -1,0 +1,2 @@
+"""The parts of ``benchmarks/load.py``, the server load benchmark (its docstring says
+what it measures)."""

@@ -1,0 +1,140 @@
+"""``load.py``'s command line: its flags, then the run or, with ``--baseline-players``,
+the baseline's players' own process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import resource
+
+from app.core.config import Settings
+from loadbench.baseline import baseline_players
+from loadbench.run import run
+from loadbench.servers import CALLGRIND, CLIENT, callgrind_prefix
+
+
+def main(description: str) -> None:
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--tables", type=int, default=100)
+    parser.add_argument("--processes", type=int, default=2)
+    parser.add_argument(
+        "--seconds",
+        type=float,
+        default=20,
+        help="measured seconds per system, split over the rounds",
+    )
+    parser.add_argument(
+        "--rounds", type=int, default=2, help="alternations of the main run and the baseline"
+    )
+    parser.add_argument(
+        "--hand-size",
+        type=int,
+        default=11,
+        help="cards per hand and per muerto (11 in every real preset)",
+    )
+    parser.add_argument(
+        "--move-timeout",
+        type=float,
+        default=5.0,
+        help="a move not seen by all four sockets by then has failed",
+    )
+    parser.add_argument(
+        "--redis-url",
+        default="",
+        help="a Redis (or redis+cluster://) to use instead of starting one; never flushed",
+    )
+    parser.add_argument(
+        "--redis-cluster",
+        type=int,
+        default=0,
+        metavar="MASTERS",
+        help="start a fresh local Redis Cluster of this many masters for the run (3 for "
+        "the issue's figures) and remove it after",
+    )
+    parser.add_argument(
+        "--pg-admin-url", default="postgresql+asyncpg://postgres@127.0.0.1:5432/postgres"
+    )
+    parser.add_argument("--database", default="buraco_load")
+    parser.add_argument("--log-dir", default="/tmp/buraco-load")
+    parser.add_argument(
+        "--profile", default="", help="a folder: run the servers under cProfile and write there"
+    )
+    parser.add_argument(
+        "--layout",
+        choices=("split", "table"),
+        default="split",
+        help="split: each table's sockets on every process in turn (the default, the "
+        "worst case: every process receives every move); table: a table's sockets all on "
+        "one process (a balancer routing by table)",
+    )
+    parser.add_argument(
+        "--ws",
+        choices=("websockets-sansio", "websockets"),
+        default="websockets-sansio",
+        help="uvicorn's WebSocket implementation: websockets-sansio is what uvicorn picks "
+        "by itself (make run, the image); websockets is the legacy one",
+    )
+    parser.add_argument(
+        "--client",
+        choices=("lean", "websockets"),
+        default="lean",
+        help="the simulated players' WebSocket client: lean (benchmarks/wsclient.py, a "
+        "bare asyncio protocol: the instrument takes less of the cores it shares with "
+        "the servers) or websockets (the library's asyncio client)",
+    )
+    parser.add_argument(
+        "--max-tables-per-process",
+        type=int,
+        default=0,
+        help="the servers' cap on the tables a process serves (BURACO_MAX_TABLES_PER_PROCESS; "
+        "0: none): past it, new tables are refused with server_busy and left out of the run",
+    )
+    parser.add_argument(
+        "--ramp-seconds",
+        type=float,
+        default=0,
+        help="tables arrive over this many seconds, each playing (unmeasured) from its "
+        "deal while the later ones come; 0: every table is seated before the first move",
+    )
+    parser.add_argument(
+        "--max-loop-lag-ms",
+        type=float,
+        default=200,
+        help="the servers' event-loop lag past which new tables are refused "
+        "(BURACO_MAX_LOOP_LAG_MS)",
+    )
+    parser.add_argument(
+        "--max-cpu-demand",
+        type=float,
+        default=None,
+        help="the servers' CPU demand (share of time the event loop ran or waited to run) "
+        "past which new tables are refused (BURACO_MAX_CPU_DEMAND); default: the "
+        "servers' own default with --ramp-seconds, 0 (off) without, where every table is "
+        "seated in one burst before the first move and a burst is not what is measured",
+    )
+    parser.add_argument(
+        "--callgrind",
+        default="",
+        help="a folder: run the servers and the baseline under valgrind's callgrind and "
+        "count instructions per move in the measured windows (slow: use few tables)",
+    )
+    parser.add_argument("--baseline-players", default="", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.max_cpu_demand is None:
+        server_default = Settings.model_fields["max_cpu_demand"].default
+        args.max_cpu_demand = server_default if args.ramp_seconds else 0.0
+    CLIENT[0] = args.client
+    if args.callgrind:
+        CALLGRIND.extend(callgrind_prefix(args.callgrind))
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 65536), hard))
+    import uvloop
+
+    uvloop.install()
+    if args.baseline_players:  # the baseline's players' own process (BaselinePlayers)
+        asyncio.run(baseline_players(json.loads(args.baseline_players)))
+        return
+    result = asyncio.run(run(args))
+    print(json.dumps(result))
