@@ -1,0 +1,137 @@
+"""Blocks that stop challenges and invitations, and limits on both, checked again after
+the Redis is flushed in the middle. Real uvicorn processes on Postgres and a Redis
+database of their own."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import redis
+
+from tests.tables.conftest import sync_client
+from tests.tables.harness import Player, Server, close_all, start_servers
+
+CAP = 3
+
+
+@pytest.fixture(scope="module")
+def flushable(
+    pg_url: str, own_redis: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[list[Server], str]]:
+    """Two processes whose heartbeat comes every half second (so they notice a flush
+    soon), a cap of 3 sockets per user, on a Redis the tests here may flush."""
+    procs = start_servers(
+        2,
+        pg_url,
+        own_redis,
+        tmp_path_factory.mktemp("flushable"),
+        process_dead_after_seconds=2,
+        ws_max_sockets_per_user=CAP,
+        turn_seconds=300,
+        disconnect_grace_seconds=300,
+    )
+    yield procs, own_redis
+    for p in procs:
+        p.stop()
+
+
+def _flush(url: str) -> None:
+    client: redis.Redis = sync_client(url)
+    client.flushdb()
+    client.close()
+
+
+async def _player(base: str, name: str) -> Player:
+    return await Player.registered(base, f"{name}{time.monotonic_ns() % 10**8}")
+
+
+async def _table(p: Player) -> str:
+    r = await p.http.post("/api/tables", json={"preset": "cerrado", "players": 2})
+    assert r.status_code == 201, r.text
+    return str(r.json()["id"])
+
+
+def _code(r: Any) -> str:
+    return str(r.json()["error"]["code"])
+
+
+async def test_a_block_stops_challenges_and_invitations_both_ways_after_a_flush(
+    flushable: tuple[list[Server], str],
+) -> None:
+    (s0, s1), url = flushable
+    a, b = await _player(s0.base, "blk"), await _player(s1.base, "blkd")
+    try:
+        await b.connect(s1.ws_url)  # online: its profile would offer "Retar"
+        assert (await a.http.get(f"/api/profiles/{b.id}")).json()["can_challenge"] is True
+        assert (await b.http.post("/api/blocks", json={"user_id": a.id})).status_code == 204
+        for flushed in (False, True):
+            if flushed:
+                _flush(url)
+                await b.connect(s1.ws_url)
+            profile = (await a.http.get(f"/api/profiles/{b.id}")).json()
+            assert profile["online"] is True and profile["can_challenge"] is False
+            r = await a.http.post("/api/challenges", json={"username": b.me["username"]})
+            assert (r.status_code, _code(r)) == (403, "blocked"), r.text
+            assert "challenge" in r.json()["error"]["message"]
+            r = await b.http.post("/api/challenges", json={"username": a.me["username"]})
+            assert (r.status_code, _code(r)) == (403, "blocked"), r.text
+            tid = await _table(a)
+            r = await a.http.post(
+                f"/api/tables/{tid}/invite", json={"usernames": [b.me["username"]]}
+            )
+            assert (r.status_code, _code(r)) == (403, "blocked"), r.text
+            assert (await a.http.get(f"/api/tables/{tid}")).json()["invited"] == []
+        assert not [f for f in b.frames if f["type"] in ("challenge", "invitation")]
+        assert (await b.http.delete(f"/api/blocks/{a.id}")).status_code == 204
+        r = await a.http.post("/api/challenges", json={"username": b.me["username"]})
+        assert r.status_code == 201, r.text
+    finally:
+        await close_all([a, b], [])
+
+
+async def test_invitation_usernames_count_once_whatever_their_case(
+    flushable: tuple[list[Server], str],
+) -> None:
+    (s0, _), _ = flushable
+    a, b = await _player(s0.base, "host"), await _player(s0.base, "Guest")
+    try:
+        await b.connect(s0.ws_url)
+        tid = await _table(a)
+        name = b.me["username"]
+        r = await a.http.post(
+            f"/api/tables/{tid}/invite", json={"usernames": [name, name.upper(), name.lower()]}
+        )
+        assert r.status_code == 200 and r.json()["invited"] == [b.id], r.text
+        await b.wait_frame(lambda f: f["type"] == "invitation", timeout=5)
+        await asyncio.sleep(0.5)
+        assert len([f for f in b.frames if f["type"] == "invitation"]) == 1
+    finally:
+        await close_all([a, b], [])
+
+
+async def test_challenges_and_invitations_share_a_rate_limit(
+    flushable: tuple[list[Server], str],
+) -> None:
+    (s0, s1), _ = flushable
+    a, b = await _player(s0.base, "spam"), await _player(s1.base, "tgt")
+    try:
+        tid = await _table(a)
+        body = {"usernames": [b.me["username"]]}
+        answers = await asyncio.gather(
+            *(a.http.post(f"/api/tables/{tid}/invite", json=body) for _ in range(30))
+        )
+        codes = sorted(r.status_code for r in answers)
+        assert codes == [200] * 10 + [429] * 20, codes
+        refused = next(r for r in answers if r.status_code == 429)
+        assert _code(refused) == "rate_limited" and int(refused.headers["Retry-After"]) >= 1
+        r = await a.http.post("/api/challenges", json={"username": b.me["username"]})
+        assert (r.status_code, _code(r)) == (429, "rate_limited"), r.text
+        # Someone else's budget is their own.
+        r = await b.http.post("/api/challenges", json={"username": a.me["username"]})
+        assert r.status_code == 201, r.text
+    finally:
+        await close_all([a, b], [])
