@@ -1,6 +1,6 @@
-"""Blocks that stop challenges and invitations, and limits on both, checked again after
-the Redis is flushed in the middle. Real uvicorn processes on Postgres and a Redis
-database of their own."""
+"""Blocks that stop challenges and invitations, limits on both, and the socket cap, each
+checked again after the Redis is flushed in the middle. Real uvicorn processes on
+Postgres and a Redis database of their own."""
 
 from __future__ import annotations
 
@@ -135,3 +135,47 @@ async def test_challenges_and_invitations_share_a_rate_limit(
         assert r.status_code == 201, r.text
     finally:
         await close_all([a, b], [])
+
+
+async def _closed(p: Player, timeout: float) -> tuple[int | None, str | None]:
+    assert p.reader is not None and p.ws is not None
+    await asyncio.wait_for(asyncio.shield(p.reader), timeout)
+    return p.ws.close_code, p.ws.close_reason
+
+
+async def _alive(p: Player) -> None:
+    mark = await p.send({"type": "ping"})
+    await p.wait_frame(lambda f: f["type"] == "pong", since=mark, timeout=5)
+
+
+async def test_the_socket_cap_holds_after_a_redis_flush(
+    flushable: tuple[list[Server], str],
+) -> None:
+    """The cap is counted again from the live sockets: after FLUSHDB one more socket
+    still closes the oldest (4008), and a closed socket frees its place."""
+    (s0, s1), url = flushable
+    p = await Player.guest(s0.base)
+    tabs = [p.tab() for _ in range(CAP + 2)]
+    client: redis.Redis = sync_client(url)
+    key = f"ws:user:{p.id}"
+    try:
+        for i, tab in enumerate(tabs[:CAP]):
+            await tab.connect((s0, s1)[i % 2].ws_url)
+        _flush(url)
+        assert client.zcard(key) == 0
+        await tabs[CAP].connect(s0.ws_url)  # one over the cap, right after the flush
+        assert await _closed(tabs[0], 5) == (4008, "too_many_sockets")
+        for tab in tabs[1 : CAP + 1]:
+            await _alive(tab)
+        assert client.zcard(key) == CAP
+        await tabs[1].disconnect()  # a closed socket frees its place
+        await tabs[CAP + 1].connect(s1.ws_url)
+        await asyncio.sleep(1.5)  # a few heartbeats: nothing counted twice
+        for tab in tabs[2:]:
+            await _alive(tab)
+        assert client.zcard(key) == CAP
+    finally:
+        client.close()
+        for tab in tabs:
+            await tab.disconnect()
+        await p.http.aclose()
