@@ -1,6 +1,6 @@
-"""Blocks that stop challenges and invitations, limits on both, and the socket cap, each
-checked again after the Redis is flushed in the middle. Real uvicorn processes on
-Postgres and a Redis database of their own."""
+"""Blocks that stop challenges and invitations, limits on both, the socket cap and the
+special-table credit of quick play, each checked again after the Redis is flushed in
+the middle. Real uvicorn processes on Postgres and a Redis database of their own."""
 
 from __future__ import annotations
 
@@ -9,9 +9,11 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
+import asyncpg
 import pytest
 import redis
 
+from tests.support import asyncpg_dsn
 from tests.tables.conftest import sync_client
 from tests.tables.harness import Player, Server, close_all, start_servers
 
@@ -179,3 +181,46 @@ async def test_the_socket_cap_holds_after_a_redis_flush(
         for tab in tabs:
             await tab.disconnect()
         await p.http.aclose()
+
+
+async def _special_holds(pg_url: str, user_id: int) -> dict[str, int]:
+    conn = await asyncpg.connect(asyncpg_dsn(pg_url))
+    try:
+        rows = await conn.fetch(
+            "SELECT key, balance FROM accounts WHERE kind = 'hold' AND key LIKE 'special:%'"
+            " AND user_id = $1",
+            user_id,
+        )
+    finally:
+        await conn.close()
+    return {r["key"]: int(r["balance"]) for r in rows}
+
+
+async def test_quick_play_for_four_pays_the_credit_once_even_raced_and_flushed(
+    flushable: tuple[list[Server], str], pg_url: str
+) -> None:
+    """Pairs is a special table however it opens: quick play for 4 holds the opener's
+    credit. The same quick play 20 times at once opens one table and holds one credit;
+    a flush half-way loses that table, and the next ones open (and pay for) one more."""
+    (s0, s1), url = flushable
+    a = await _player(s0.base, "quick")
+    body = {"preset": "burraco", "players": 4}
+    try:
+        start = (await a.http.get("/api/wallet")).json()["credits"]
+        first = await asyncio.gather(*(a.http.post("/api/quickplay", json=body) for _ in range(10)))
+        assert all(r.status_code == 200 for r in first), [r.text for r in first]
+        assert {r.json()["id"] for r in first} == {first[0].json()["id"]}
+        assert first[0].json()["special"] is True
+        assert (await a.http.get("/api/wallet")).json()["credits"] == start - 1
+        _flush(url)
+        second = await asyncio.gather(
+            *(a.http.post("/api/quickplay", json=body) for _ in range(10))
+        )
+        assert all(r.status_code == 200 for r in second), [r.text for r in second]
+        tables = {r.json()["id"] for r in second}
+        assert len(tables) == 1 and tables != {first[0].json()["id"]}
+        assert (await a.http.get("/api/wallet")).json()["credits"] == start - 2
+        holds = await _special_holds(pg_url, a.id)
+        assert holds == {f"special:{first[0].json()['id']}": 1, f"special:{tables.pop()}": 1}
+    finally:
+        await a.aclose()
