@@ -28,7 +28,7 @@ _SELF = {
     "invite": ("cannot_invite_self", "You are at the table already."),
 }
 _BLOCKED = {
-    "challenge": "You cannot challenge this player.",
+    "challenge": "You cannot play a challenge with this player.",
     "invite": "You cannot invite this player.",
 }
 
@@ -43,6 +43,12 @@ async def refusal(db: AsyncSession, me: int, other: User, action: Action) -> App
     if await blocked_between(db, me, other.id):
         return AppError("blocked", _BLOCKED[action], 403)
     return None
+
+
+async def check_unblocked(db: AsyncSession, me: int, other: int, action: Action) -> None:
+    """Answering a challenge or an invitation sent before a block: the block wins."""
+    if await blocked_between(db, me, other):
+        raise AppError("blocked", _BLOCKED[action], 403)
 
 
 async def check(db: AsyncSession, me: int, other: User, action: Action) -> None:

@@ -95,6 +95,25 @@ async def test_a_block_stops_challenges_and_invitations_both_ways_after_a_flush(
         await close_all([a, b], [])
 
 
+async def test_a_challenge_sent_before_a_block_cannot_be_accepted_after_it(
+    flushable: tuple[list[Server], str],
+) -> None:
+    (s0, s1), _ = flushable
+    a, b = await _player(s0.base, "early"), await _player(s1.base, "late")
+    try:
+        r = await a.http.post("/api/challenges", json={"username": b.me["username"]})
+        assert r.status_code == 201, r.text
+        tid = r.json()["id"]
+        assert (await a.http.post("/api/blocks", json={"user_id": b.id})).status_code == 204
+        r = await b.http.post(f"/api/challenges/{tid}/accept")
+        assert (r.status_code, _code(r)) == (403, "blocked"), r.text
+        seats = (await a.http.get(f"/api/tables/{tid}")).json()["seats"]
+        assert [s["user_id"] for s in seats if s] == [a.id]
+        assert (await b.http.post(f"/api/challenges/{tid}/decline")).status_code == 200
+    finally:
+        await close_all([a, b], [])
+
+
 async def test_invitation_usernames_count_once_whatever_their_case(
     flushable: tuple[list[Server], str],
 ) -> None:

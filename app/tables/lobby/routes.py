@@ -239,6 +239,7 @@ async def accept_challenge(
     table_id: str, user: CurrentUser, svc: TablesDep, db: DbDep
 ) -> dict[str, Any]:
     meta = await _challenge_for(svc, table_id, user)
+    await reach.check_unblocked(db, user.id, meta.host, "challenge")
     seat = await lobby.sit(
         svc, table_id, user.id, display_name(user), None, await equipped(db, user.id)
     )
