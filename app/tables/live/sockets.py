@@ -80,7 +80,7 @@ async def recount(redis: Redis, connections: Iterable[Any]) -> int:
     within a heartbeat, the oldest beyond it closed as usual. Returns the users counted.
 
     ``connections`` are live/connection.py's: ``user_id``, ``socket_id``, ``opened_at``
-    (None until registered), ``closed`` and ``session.max_sockets``."""
+    (None before its first count), ``closed`` and ``session.max_sockets``."""
     by_user: dict[int, tuple[int, dict[str, float]]] = {}
     for conn in list(connections):
         if conn.closed or conn.opened_at is None:
