@@ -16,6 +16,7 @@ import redis
 from tests.support import asyncpg_dsn
 from tests.tables.conftest import sync_client
 from tests.tables.harness import Player, Server, close_all, start_servers
+from tests.tables.test_friends import seated_table
 
 CAP = 3
 
@@ -243,3 +244,35 @@ async def test_quick_play_for_four_pays_the_credit_once_even_raced_and_flushed(
         assert holds == {f"special:{first[0].json()['id']}": 1, f"special:{tables.pop()}": 1}
     finally:
         await a.aclose()
+
+
+async def test_a_raced_rematch_of_a_special_table_holds_its_credit_once(
+    flushable: tuple[list[Server], str],
+) -> None:
+    """A turbo table's game played out, then both players offer and accept the rematch
+    ten times each at once: one new table, and the host pays one more credit for it."""
+    (s0, _), _ = flushable
+    a, b = await _player(s0.base, "rema"), await _player(s0.base, "remb")
+    try:
+        for p in (a, b):
+            await p.connect(s0.ws_url)
+        start = (await a.http.get("/api/wallet")).json()["credits"]
+        tid = await seated_table(a, b, turbo=True)
+        assert a.tables[tid].meta["special"] is True
+        for p in (a, b):
+            assert (await p.http.post(f"/api/tables/{tid}/leave")).status_code == 200
+        for p in (a, b):
+            await p.until(lambda p=p: p.tables[tid].status == "finished", timeout=30)
+        assert (await a.http.get("/api/wallet")).json()["credits"] == start - 1
+        answers = await asyncio.gather(
+            *(p.http.post(f"/api/tables/{tid}/rematch") for _ in range(10) for p in (a, b))
+        )
+        assert all(r.status_code == 200 for r in answers), [r.text for r in answers]
+        final = (await a.http.get(f"/api/tables/{tid}/rematch")).json()
+        assert final["state"] == "started", final
+        new = final["new_table"]
+        assert (await a.http.get(f"/api/tables/{new}")).json()["special"] is True
+        assert (await a.http.get("/api/wallet")).json()["credits"] == start - 2
+        assert (await b.http.get("/api/wallet")).json()["credits"] == start
+    finally:
+        await close_all([a, b], [])
