@@ -102,6 +102,10 @@ class Settings(BaseSettings):
     process_dead_after_seconds: float = Field(default=10, ge=1, le=300)
     # A rematch offer at the end of a game waits this long for every player's yes.
     rematch_seconds: int = Field(default=30, ge=1, le=600)
+    # Challenges and invitations: at most this many requests per player per window
+    # (both count against one budget; app/social/reach.py).
+    invite_limit: int = Field(default=10, ge=1)
+    invite_window_seconds: int = Field(default=60, ge=1)
     # Emotes at a table: at most this many per player per window.
     emote_limit: int = Field(default=3, ge=1)
     emote_window_seconds: int = Field(default=5, ge=1)

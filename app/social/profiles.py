@@ -10,7 +10,7 @@ from sqlalchemy.orm import aliased
 from app.economy import shop
 from app.economy.levels import level_for, xp_needed
 from app.economy.models import GameRecord, PlayerStats
-from app.social import friends, presence
+from app.social import friends, presence, reach
 from app.social.models import FriendRequest
 from app.social.schemas import GameLine, ModalityStats, ProfileOut, Relation
 from app.tables.storage.models import Game
@@ -29,6 +29,8 @@ async def profile(
     online = await presence.is_online(redis, user.id, buckets)
     relation = await _relation(db, me.id, user.id)
     blocked = me.id != user.id and await friends.blocked_between(db, me.id, user.id)
+    # What POST /api/challenges enforces (reach.refusal), shown only for a player online.
+    may_challenge = await reach.refusal(db, me.id, user, "challenge") is None
     return ProfileOut(
         user_id=user.id,
         nickname=user.nickname,
@@ -45,8 +47,7 @@ async def profile(
         online=online,
         relation=relation,
         blocked=blocked,
-        # A challenge names its friend by username, which a guest does not have yet.
-        can_challenge=online and not blocked and me.id != user.id and not user.is_guest,
+        can_challenge=online and may_challenge,
         can_gift=not blocked and me.id != user.id,
     )
 

@@ -95,6 +95,7 @@ class Connection:
         self.closing = False  # a close is queued behind the frames still to be written
         self.session = session or sockets.SocketSession()
         self.socket_id = sockets.new_socket_id()
+        self.opened_at: float | None = None  # when counted among the user's sockets
         self.private = user_channel(user_id)
         self.hang_up: asyncio.Task[None] | None = None
         # The task reading the socket, while it reads: ending the socket from outside
@@ -214,9 +215,15 @@ class Connection:
         await self.hub.add(self.private, self.deliver)
         # After subscribing, so a newer socket's eviction notice cannot be missed. Redis
         # down: the cap waits for it, the socket is served.
+        # Counted again by Hub.recount_sockets when Redis lost the count (or was down here).
+        self.opened_at = time.time()
         with contextlib.suppress(*REDIS_UNAVAILABLE):
             await sockets.register(
-                self.svc.redis, self.user_id, self.socket_id, self.session.max_sockets
+                self.svc.redis,
+                self.user_id,
+                self.socket_id,
+                self.session.max_sockets,
+                self.opened_at,
             )
         expiry = self.session.expiry_timer(self.end)
         await presence.mark_online(self.svc.redis, self.user_id, self.svc.settings.redis_buckets)

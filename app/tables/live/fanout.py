@@ -36,6 +36,7 @@ from app.core.redissub import Subscriber
 from app.rules.ruleset import RuleSet, ruleset_from_dict
 from app.rules.serialize import event_from_dict
 from app.rules.views import redact, view_for
+from app.tables.live import sockets
 from app.tables.play.idle import schedule_idle_check
 from app.tables.storage.cache import GAP, TableCache
 from app.tables.storage.meta import TableMeta
@@ -71,10 +72,17 @@ class Hub:
         self.reloads = 0  # tables reloaded after a gap in their records
         self._reloading: set[asyncio.Task[Any]] = set()
         self.sockets: set[Any] = set()  # this process's connections (app/api/restart.py)
+        if service is not None:  # Redis lost its data: count our sockets again
+            service.rejoin_hooks.append(self.recount_sockets)
         # A blocking read on a real server (stop() cancels the task): with a timeout every
         # message pays for a timer set and cancelled around its read. The embedded
         # fakeredis does not give up a blocking read when cancelled, so it polls.
         self._read_timeout = 1.0 if type(redis).__module__.startswith("fakeredis") else None
+
+    async def recount_sockets(self) -> None:
+        """Each open socket of this process among its user's again (sockets.recount)."""
+        users = await sockets.recount(self.redis, self.sockets)
+        log.warning("counted the sockets of %d users again", users)
 
     async def start(self) -> None:
         if self.lean is None:

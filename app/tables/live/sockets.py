@@ -4,7 +4,8 @@ Every process already subscribes to the private channel of each user it has a so
 for (``user_channel``), so one publish there reaches that user's sockets on every
 process. The message is a control message (``type`` CONTROL) that a Connection acts on
 and never forwards. The sockets a user has open are a sorted set in Redis (score: when
-each opened) so the per-user cap holds across processes (docs/security.md).
+each opened) so the per-user cap holds across processes (docs/security.md); each process
+counts its own sockets again when Redis lost them (``recount``).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import secrets
 import socket
 import struct
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,12 +44,13 @@ TOO_SLOW = (4009, "too_slow")
 SEND_BUFFER_BYTES = 64 * 1024
 SOCKETS_TTL = 86_400  # a crashed process's entries fade; the oldest are evicted first anyway
 
-# Add this socket, then drop the oldest beyond the cap and return their ids. Atomic, so
-# two tabs opening together cannot both slip under the cap.
+# Add these sockets (score, id pairs from ARGV[3]), then drop the oldest beyond the cap
+# and return their ids. Atomic, so two tabs opening together cannot both slip under the
+# cap.
 _REGISTER = """
-redis.call('ZADD', KEYS[1], ARGV[1], ARGV[2])
-redis.call('EXPIRE', KEYS[1], ARGV[4])
-local extra = redis.call('ZCARD', KEYS[1]) - tonumber(ARGV[3])
+redis.call('ZADD', KEYS[1], unpack(ARGV, 3))
+redis.call('EXPIRE', KEYS[1], ARGV[2])
+local extra = redis.call('ZCARD', KEYS[1]) - tonumber(ARGV[1])
 if extra <= 0 then return {} end
 local oldest = redis.call('ZRANGE', KEYS[1], 0, extra - 1)
 redis.call('ZREM', KEYS[1], unpack(oldest))
@@ -64,11 +66,35 @@ def new_socket_id() -> str:
     return secrets.token_hex(8)
 
 
-async def register(redis: Redis, user_id: int, socket_id: str, cap: int) -> None:
+async def register(
+    redis: Redis, user_id: int, socket_id: str, cap: int, opened_at: float | None = None
+) -> None:
     """Count this socket among the user's; the oldest beyond ``cap`` are told to close."""
-    raw = await redis.eval(
-        _REGISTER, 1, sockets_key(user_id), str(time.time()), socket_id, str(cap), str(SOCKETS_TTL)
-    )
+    await _count(redis, user_id, {socket_id: time.time() if opened_at is None else opened_at}, cap)
+
+
+async def recount(redis: Redis, connections: Iterable[Any]) -> int:
+    """Count again every open socket of this process (each with when it opened), after
+    Redis lost the sets: a flush, or a restart without its data. Every process does so
+    on its next heartbeat (play/timers.py), so the cap holds again across all of them
+    within a heartbeat, the oldest beyond it closed as usual. Returns the users counted.
+
+    ``connections`` are live/connection.py's: ``user_id``, ``socket_id``, ``opened_at``
+    (None before its first count), ``closed`` and ``session.max_sockets``."""
+    by_user: dict[int, tuple[int, dict[str, float]]] = {}
+    for conn in list(connections):
+        if conn.closed or conn.opened_at is None:
+            continue
+        cap, entries = by_user.setdefault(conn.user_id, (conn.session.max_sockets, {}))
+        entries[conn.socket_id] = conn.opened_at
+    for user_id, (cap, entries) in by_user.items():
+        await _count(redis, user_id, entries, cap)
+    return len(by_user)
+
+
+async def _count(redis: Redis, user_id: int, entries: dict[str, float], cap: int) -> None:
+    pairs = [str(x) for socket_id, score in entries.items() for x in (score, socket_id)]
+    raw = await redis.eval(_REGISTER, 1, sockets_key(user_id), str(cap), str(SOCKETS_TTL), *pairs)
     evicted = [as_text(v) for v in raw or []]
     if evicted:
         await redis.publish(

@@ -74,10 +74,11 @@ def build_meta(
         raise AppError("bad_seat", "There is no such seat at that table.", 422)
     seats: list[Seat | None] = [None] * body.players
     seats[body.seat] = person_seat(host, host_name, equipped)
-    special = body.private or body.turbo or body.players == 4
-    # A challenge is an ordinary table reserved for the friend (its privacy is free and
-    # open to every level); asking for turbo makes it special like any turbo table.
-    special = special if kind == "table" else kind == "challenge" and body.turbo
+    # Every special table pays its credit, however it opens: created, quick play (4
+    # players are pairs), a rematch (which copies this flag). A challenge is an ordinary
+    # table reserved for the friend (its privacy is free and open to every level); asking
+    # for turbo makes it special like any turbo table.
+    special = body.turbo if kind == "challenge" else body.private or body.turbo or body.players == 4
     name, name_key, name_args = _server_name(host_name, body, kind)
     return TableMeta(
         id=_new_id(),
@@ -285,9 +286,13 @@ async def _quickplay(
     candidates = await listing.waiting(
         svc.store, {"preset": preset, "players": players, "min_bet": MIN_BET, "max_bet": MIN_BET}
     )
-    for summary in sorted(candidates, key=lambda t: t["created_at"]):
-        if summary["turbo"] or any(s and s["user_id"] == user_id for s in summary["seats"]):
-            continue
+    ordered = sorted((t for t in candidates if not t["turbo"]), key=lambda t: t["created_at"])
+    for summary in ordered:
+        if any(s and s["user_id"] == user_id for s in summary["seats"]):
+            # Already waiting there: the same quick play again (a double click, a retry)
+            # gets that table, not a second one with a second special-table credit.
+            return (await svc.load(summary["id"]))[1]
+    for summary in ordered:
         try:
             await sit(svc, summary["id"], user_id, name, None, equipped)
         except AppError as exc:

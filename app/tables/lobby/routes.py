@@ -13,6 +13,7 @@ from starlette.responses import Response
 from app.api.deps import CurrentUser, DbDep
 from app.core.errors import ERROR_RESPONSES, AppError
 from app.rules.ruleset import PRESETS
+from app.social import reach
 from app.social.routes_prefs import LangDep
 from app.tables.live.overload import refuse_when_saturated
 from app.tables.live.protocol import REDIS_UNAVAILABLE, server_busy
@@ -161,14 +162,16 @@ async def fill_bots(
 async def invite(
     table_id: str, body: InviteIn, user: CurrentUser, svc: TablesDep, db: DbDep
 ) -> dict[str, Any]:
-    ids = []
-    for name in body.usernames:
+    await reach.count_request(svc.redis, svc.settings, user.id)
+    ids: list[int] = []
+    # Usernames compare case-insensitively: "Ana" and "ana" are one invitation.
+    for name in dict.fromkeys(n.lower() for n in body.usernames):
         invitee = await get_user_by_username(db, name)
         if invitee is None:
             raise AppError("user_not_found", f"There is no player called {name}.", 404)
-        if invitee.id == user.id:
-            raise AppError("cannot_invite_self", "You are at the table already.", 422)
-        ids.append(invitee.id)
+        await reach.check(db, user.id, invitee, "invite")
+        if invitee.id not in ids:
+            ids.append(invitee.id)
     await lobby.invite(svc, table_id, user.id, display_name(user), ids)
     return {"table": table_id, "invited": ids}
 
@@ -196,11 +199,11 @@ async def quickplay(
 async def challenge(
     body: ChallengeIn, user: CurrentUser, svc: TablesDep, db: DbDep, lang: LangDep
 ) -> dict[str, Any]:
+    await reach.count_request(svc.redis, svc.settings, user.id)
     target = await get_user_by_username(db, body.username)
     if target is None:
         raise AppError("user_not_found", f"There is no player called {body.username}.", 404)
-    if target.id == user.id:
-        raise AppError("cannot_challenge_self", "You cannot challenge yourself.", 422)
+    await reach.check(db, user.id, target, "challenge")  # what the profile's button shows
     # An ordinary table reserved for the challenged friend: open to every level, no
     # credit (a challenge is never special; lobby.build_meta names it per reader).
     spec = CreateTableIn(
@@ -236,6 +239,7 @@ async def accept_challenge(
     table_id: str, user: CurrentUser, svc: TablesDep, db: DbDep
 ) -> dict[str, Any]:
     meta = await _challenge_for(svc, table_id, user)
+    await reach.check_unblocked(db, user.id, meta.host, "challenge")
     seat = await lobby.sit(
         svc, table_id, user.id, display_name(user), None, await equipped(db, user.id)
     )

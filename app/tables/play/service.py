@@ -103,6 +103,10 @@ class TableService:
         self.local_conns: dict[tuple[str, int], int] = {}
         self.cache = TableCache()
         self.bots = BotPlayer(settings)
+        # What upper layers count in Redis for this process and count again when the
+        # heartbeat finds the process unregistered (swept, or Redis flushed or restarted
+        # empty): live/fanout.py's Hub, each socket among its user's (the per-user cap).
+        self.rejoin_hooks: list[Callable[[], Awaitable[Any]]] = []
         # Timer kinds of other modules (kind -> handler(table_id, arg)): rematch.install.
         self.timer_handlers: dict[str, Callable[[str, str], Awaitable[None]]] = {}
 

@@ -140,7 +140,10 @@ class Heartbeat:
 
     async def beat(self) -> None:
         if await self.svc.store.heartbeat(self.svc.proc_id, time.time()) and self.registered:
-            await absence.rejoin(self.svc)  # we stalled and were swept: count our sockets again
+            # We stalled and were swept, or Redis lost its data: count our sockets again.
+            await absence.rejoin(self.svc)
+            for hook in self.svc.rejoin_hooks:
+                await hook()
         self.registered = True
         self.beats += 1
 

@@ -117,6 +117,10 @@ export function lobbyView(el: HTMLElement): View {
   }
 
   function quickCard(): HTMLElement {
+    // Opening a table for 4 (pairs) is a special table: it costs its opener 1 credit.
+    const special = h("p", { class: "hint special", id: "quick-special" });
+    const showSpecial = () => { special.textContent = quick.players === 4 ? t("create.specialCost") : ""; };
+    showSpecial();
     return h("section", { class: "panel quick", "aria-labelledby": "quick-title" },
       h("h2", { id: "quick-title" }, t("lobby.quickTitle")),
       h("p", { class: "muted" }, t("lobby.quickLead")),
@@ -127,7 +131,7 @@ export function lobbyView(el: HTMLElement): View {
         }, ...PRESET_NAMES.map((p) => h("option", { value: p, selected: p === quick.preset }, presetName(p)))),
         h("label", { class: "sr-only", for: "quick-players" }, t("lobby.players")),
         h("select", {
-          id: "quick-players", onchange: (e: Event) => { quick.players = Number((e.target as HTMLSelectElement).value); },
+          id: "quick-players", onchange: (e: Event) => { quick.players = Number((e.target as HTMLSelectElement).value); showSpecial(); },
         }, ...[2, 4].map((n) => h("option", { value: n, selected: n === quick.players }, t("create.playersN", { n })))),
         h("label", { class: "check inline" },
           h("input", { type: "checkbox", id: "quick-bots", checked: quick.bots, onchange: (e: Event) => { quick.bots = (e.target as HTMLInputElement).checked; } }),
@@ -138,7 +142,8 @@ export function lobbyView(el: HTMLElement): View {
           onchange: (e: Event) => setBotStrength((e.target as HTMLSelectElement).value),
         }, ...STRENGTHS.map((s) => h("option", { value: s, selected: s === botStrength() }, strengthName(s))))),
       h("button", { type: "button", class: "btn primary huge", id: "play-now", onclick: playNow }, t("lobby.playNow")),
-      h("p", { class: "hint" }, t("lobby.quickBet", { bet: fmt(6000) })));
+      h("p", { class: "hint" }, t("lobby.quickBet", { bet: fmt(6000) })),
+      special);
   }
 
   /** A table's bet, or "Sin apuesta" for a table without stakes. */
