@@ -9,10 +9,11 @@ import pytest
 
 from app.rules import commands as C
 from app.rules import events as E
-from app.rules.bots import Bot, GreedyBot, play_hand
+from app.rules.bots import Bot, play_hand
 from app.rules.cards import RANK
 from app.rules.engine import apply
 from app.rules.errors import RuleViolation
+from app.rules.greedy import GreedyBot
 from app.rules.legal import legal_commands
 from app.rules.levels import EasyBot, make_bot
 from app.rules.prng import SplitMix, mix
