@@ -218,9 +218,10 @@ def take_andlay(
 
 
 def can_lay_all(state: State, seat: int) -> bool:
-    """No stranding (section 6) for a single card taken alone: the hand holds only copies
-    of it, none of which may be discarded, so the take stands only if one meld or add can
-    lay the whole hand down (a play that leaves a copy behind is refused as stranded)."""
+    """No stranding (docs/rules-reference.md, "Never stranded") for a single card taken
+    alone: the hand holds only copies of it, none of which may be discarded, so the take
+    stands only if one meld or add can lay the whole hand down (a play that leaves a copy
+    behind is refused as stranded)."""
     hand = state.hands[seat]
     rules = state.rules
     own = rules.team_of(seat)

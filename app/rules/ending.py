@@ -1,5 +1,6 @@
 """The end of a turn and of a hand: whether a side may close or go out, the muerto
-going under a stock that runs low, and the hand's end with its scores (RULES.md §7-8).
+going under a stock that runs low, and the hand's end with its scores
+(docs/rules-reference.md: "Going out", "When the stock runs low", "Scoring a hand").
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ def can_go_out(state: State, team: int, melds: tuple[Meld, ...] | None = None) -
 
 
 def exhaust_stock(state: State, events: list[E.Event]) -> State:
-    """Section 7: a muerto goes under the stock as soon as the stock runs low."""
+    """When the stock runs low: a muerto goes under the stock as soon as the stock runs low."""
     while len(state.stock) <= state.rules.stock_end and M_TABLE in state.muerto_status:
         team = state.muerto_status.index(M_TABLE)  # team 0's first, then team 1's
         state = emit(state, events, E.MuertoToStock(team))
