@@ -104,14 +104,12 @@ pytest: install native
 ## The inner loop: the rules engine's tests and the unit tests, no servers, under 30 s on
 ## a 2-core machine. It plays fewer random games than `make test` (2 per modality instead
 ## of 5) and one hand per table of the three bot strengths instead of two (the strong
-## bot's search was a third of the loop's time); nothing else is left out. Every xdist
-## worker starts pytest and collects every file, so the schemathesis plugin, which no
-## test here uses, is not loaded (about 0.4 s of CPU per process).
+## bot's search was a third of the loop's time); nothing else is left out.
 FAST_TESTS = tests/rules tests/core/test_config.py tests/core/test_errors.py \
 	tests/ops/test_compose.py tests/ops/test_lock.py tests/ops/test_dashboard.py
 test-fast: install native
 	RULES_PROPERTY_EXAMPLES=2 RULES_LEVEL_HANDS=1 $(BIN)/pytest -q -p no:cacheprovider \
-		-p no:schemathesis -n $(PYTEST_WORKERS) $(FAST_TESTS)
+		-n $(PYTEST_WORKERS) $(FAST_TESTS)
 
 ## Apply the formatter (ruff format); `make lint` checks that it was applied.
 format: install
