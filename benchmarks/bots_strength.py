@@ -34,9 +34,10 @@ if str(ROOT) not in sys.path:
 
 from app import native  # noqa: E402
 from app.rules import commands as C  # noqa: E402
-from app.rules.bots import Bot, GreedyBot, RandomBot, play_hand  # noqa: E402
+from app.rules.bots import Bot, RandomBot, play_hand  # noqa: E402
 from app.rules.deal import random_deal  # noqa: E402
 from app.rules.engine import apply  # noqa: E402
+from app.rules.greedy import GreedyBot  # noqa: E402
 from app.rules.ruleset import PRESET_PLAYERS, PRESETS, make_ruleset  # noqa: E402
 from app.rules.state import initial_state  # noqa: E402
 

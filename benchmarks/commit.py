@@ -46,9 +46,9 @@ from loadbench.servers import start_redis  # noqa: E402
 
 from app.core.redis import close_redis, create_redis  # noqa: E402
 from app.rules import commands as C  # noqa: E402
-from app.rules.bots import GreedyBot  # noqa: E402
 from app.rules.deal import random_deal  # noqa: E402
 from app.rules.engine import apply  # noqa: E402
+from app.rules.greedy import GreedyBot  # noqa: E402
 from app.rules.ruleset import make_ruleset  # noqa: E402
 from app.rules.serialize import state_to_dict  # noqa: E402
 from app.rules.state import DRAW, PLAY, initial_state  # noqa: E402

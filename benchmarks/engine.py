@@ -42,9 +42,10 @@ if "--pure" in sys.argv[1:]:  # before anything imports the rules engine
     native.use_sources()
 
 from app.rules import commands as C  # noqa: E402
-from app.rules.bots import GreedyBot, play_hand  # noqa: E402
+from app.rules.bots import play_hand  # noqa: E402
 from app.rules.deal import random_deal  # noqa: E402
 from app.rules.engine import apply  # noqa: E402
+from app.rules.greedy import GreedyBot  # noqa: E402
 from app.rules.ruleset import PRESET_PLAYERS, PRESETS, make_ruleset  # noqa: E402
 from app.rules.serialize import state_from_dict, state_to_dict  # noqa: E402
 from app.rules.state import DRAW, PLAY, State, initial_state  # noqa: E402

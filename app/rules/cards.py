@@ -1,4 +1,4 @@
-"""Cards as small ints (RULES.md section 1).
+"""Cards as small ints (docs/rules-reference.md, "Cards").
 
 A card is ``suit * 13 + rank - 1`` for ranks 1 (ace) .. 13 (king) and suits S H D C
 (0..3); the joker is 52. Hands are sorted tuples of these ints (a multiset). Slots of a
@@ -17,7 +17,7 @@ RANK: tuple[int, ...] = tuple([c % 13 + 1 for c in range(52)] + [0])
 SUIT: tuple[int, ...] = tuple([c // 13 for c in range(52)] + [-1])
 NAME: tuple[str, ...] = tuple([RANK_NAMES[c % 13] + SUITS[c // 13] for c in range(52)] + ["JK"])
 _PARSE = {name: i for i, name in enumerate(NAME)}
-# A 2 or a joker can act as a wild card (section 1).
+# A 2 or a joker can act as a wild card (the rules reference, "Cards").
 WILD_CAPABLE: tuple[bool, ...] = tuple(RANK[c] == 2 or c == JOKER for c in range(53))
 TWOS = tuple(s * 13 + 1 for s in range(4))
 

@@ -1,6 +1,8 @@
-"""Shuffling and dealing (RULES.md section 4). Randomness is data: the shuffle comes from
-an ``rng`` the caller passes (the table service passes ``secrets.SystemRandom()``;
-tests pass a seeded ``random.Random``), and the result is an explicit ``Deal``."""
+"""Shuffling and dealing (docs/rules-reference.md, "Seats, sides and the deal").
+
+Randomness is data: the shuffle comes from an ``rng`` the caller passes (the table
+service passes ``secrets.SystemRandom()``; tests pass a seeded ``random.Random``), and the
+result is an explicit ``Deal``."""
 
 from __future__ import annotations
 

@@ -11,8 +11,11 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from . import commands as C
-from .bots import Bot, GreedyBot, _accepts, _first_accepted
+from .bots import Bot, accepts, first_accepted
 from .cards import WILD_CAPABLE
+from .greedy import GreedyBot
+from .greedy_memory import danger
+from .greedy_play import adds, discard, melds
 from .prng import SplitMix, mix
 from .search import StrongBot
 from .state import State
@@ -52,17 +55,17 @@ class EasyBot(GreedyBot):
         if (
             isinstance(cmd, C.TakeDiscard)
             and self._roll(state, seat).chance(MISS_TAKE)
-            and _accepts(state, seat, C.Draw())
+            and accepts(state, seat, C.Draw())
         ):
             return C.Draw()
         return cmd
 
     def _play(self, state: State, seat: int) -> C.Command:
         rng = self._roll(state, seat)
-        v = self._view(state, seat)
-        cmd = None if rng.chance(MISS_MELD) else _first_accepted(state, seat, self._melds(v))
+        v = self.memory.view(state, seat)
+        cmd = None if rng.chance(MISS_MELD) else first_accepted(state, seat, melds(v))
         if cmd is None and not rng.chance(MISS_ADD):
-            cmd = _first_accepted(state, seat, self._adds(v))
+            cmd = first_accepted(state, seat, adds(v))
         if cmd is not None:
             return cmd
         if len(v.hand) > 1 and rng.chance(CARELESS):
@@ -70,10 +73,10 @@ class EasyBot(GreedyBot):
             # (a wild stays kept even by a careless player)
             order = [c for c in order if not WILD_CAPABLE[c]] or order
             pick = C.Discard(order[rng.below(len(order))])
-            if _accepts(state, seat, pick):
+            if accepts(state, seat, pick):
                 return pick
-        v.danger = self._danger(state, v.team)
-        return self._discard(state, seat, v)
+        v.danger = danger(state, v.team)
+        return discard(state, seat, v)
 
 
 def make_bot(strength: str, seed: int = 0, clock: Callable[[], float] | None = None) -> Bot:

@@ -1,4 +1,5 @@
-"""Melds (RULES.md sections 2 and 3): building, adding, wild placement, canasta kinds.
+"""Melds (docs/rules-reference.md, "Melds" and "Canastas"): building, adding, wild
+placement, canasta kinds.
 
 A sequence is stored as its suit and slot range ``lo..hi`` (1 = low ace, 14 = high ace)
 plus at most one wild card and the slot it stands in: every other slot holds the natural
@@ -71,7 +72,7 @@ def render(m: Meld) -> list[str]:
 
 
 def canasta_kind(m: Meld, rules: RuleSet) -> str | None:
-    """The best kind of a meld of 7+ cards (section 3), or None for a smaller meld."""
+    """The best kind of a meld of 7+ cards ("Canastas"), or None for a smaller meld."""
     size = m.size
     if size < 7:
         return None

@@ -1,4 +1,5 @@
-"""Rule sets: every option of RULES.md section 9, the eight presets, host overrides."""
+"""Rule sets: every option of docs/rules-reference.md (part 3), the eight presets, host
+overrides."""
 
 from __future__ import annotations
 
@@ -137,7 +138,7 @@ PRESETS: dict[str, RuleSet] = {
     ),
 }
 
-# Player counts each preset is offered with (RULES.md section 9, row "players").
+# Player counts each preset is offered with (docs/rules-reference.md, row "players").
 PRESET_PLAYERS: dict[str, tuple[int, ...]] = {
     name: ((2, 3, 4) if name == "brasil" else (2, 4)) for name in PRESETS
 }

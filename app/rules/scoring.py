@@ -1,4 +1,4 @@
-"""Scoring a hand (RULES.md section 8)."""
+"""Scoring a hand (docs/rules-reference.md, "Scoring a hand")."""
 
 from __future__ import annotations
 

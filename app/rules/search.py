@@ -26,9 +26,10 @@ from collections.abc import Callable
 
 from . import commands as C
 from . import events as E
-from .bots import GreedyBot, _accepts
+from .bots import accepts
 from .cards import full_deck
 from .engine import apply
+from .greedy import GreedyBot
 from .melds import meld_cards
 from .prng import SplitMix, mix
 from .ruleset import RuleSet
@@ -312,12 +313,12 @@ class StrongBot:
         out = [first]
         if state.phase == DRAW:
             if isinstance(first, C.TakeDiscard):
-                if _accepts(state, seat, C.Draw()):
+                if accepts(state, seat, C.Draw()):
                     out.append(C.Draw())
             elif (
                 len(state.discard) > 1
                 and state.rules.discard_pile == "open"
-                and _accepts(state, seat, C.TakeDiscard())
+                and accepts(state, seat, C.TakeDiscard())
                 and not greedy.repeats(state, seat, C.TakeDiscard())
             ):
                 out.append(C.TakeDiscard())

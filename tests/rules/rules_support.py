@@ -12,10 +12,11 @@ from collections import Counter
 from typing import Any
 
 from app.rules import commands as C
-from app.rules.bots import Bot, GreedyBot, RandomBot
+from app.rules.bots import Bot, RandomBot
 from app.rules.cards import NAME, full_deck, parse_many
 from app.rules.deal import random_deal
 from app.rules.engine import apply
+from app.rules.greedy import GreedyBot
 from app.rules.melds import meld_cards
 from app.rules.ruleset import PRESET_PLAYERS, PRESETS, RuleSet, make_ruleset
 from app.rules.state import DRAW, HAND_OVER, M_TABLE, OVER, PLAY, State, initial_state

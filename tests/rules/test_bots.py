@@ -10,9 +10,10 @@ from collections import Counter
 import pytest
 
 from app.rules import commands as C
-from app.rules.bots import GreedyBot, RandomBot, play_hand
+from app.rules.bots import RandomBot, play_hand
 from app.rules.engine import apply
 from app.rules.errors import RuleViolation
+from app.rules.greedy import GreedyBot
 from app.rules.legal import legal_commands
 from app.rules.ruleset import PRESETS, make_ruleset
 from app.rules.state import HAND_OVER, MAX_TURNS, OVER, State
@@ -138,7 +139,7 @@ def test_greedy_beats_random_in_90_percent_of_hands() -> None:
 def test_plan_bound_is_at_least_every_plan_score() -> None:
     # ``_plan_bound`` lets GreedyBot skip any-depth depths without ``plans_with``: it must
     # never be below the best plan it would find (else a take would be missed)
-    from app.rules.bots import _plan_bound
+    from app.rules.greedy_draw import plan_bound
     from app.rules.handplan import Hand, plans_with
 
     rng = random.Random(7)
@@ -152,7 +153,7 @@ def test_plan_bound_is_at_least_every_plan_score() -> None:
                     plans = plans_with(h, card, rules, use_wild)
                     if plans:
                         best = max(p.score for p in plans)
-                        assert _plan_bound(h, card, rules, use_wild) >= best, (hand, card)
+                        assert plan_bound(h, card, rules, use_wild) >= best, (hand, card)
 
 
 def test_greedy_reads_each_hand_as_a_fresh_hand() -> None:
@@ -168,7 +169,7 @@ def test_greedy_reads_each_hand_as_a_fresh_hand() -> None:
         while in_play(state) and steps < 400:
             seat = state.turn
             state = _outcome(state, seat, bots[seat].choose(state, seat))
-            memo = bots[seat]._hand
+            memo = bots[seat].memory.hand
             if memo is not None:
                 fresh = Hand(memo[0])
                 derived = memo[1]
@@ -184,7 +185,7 @@ def test_greedy_reads_each_hand_as_a_fresh_hand() -> None:
 def test_greedy_takes_an_any_depth_pile_only_for_a_deep_take() -> None:
     # brasil: a take is worth 3 per card taken plus the cards laid; below DEEP_TAKE the
     # bot draws instead (a one-card pile making a three-card run is not taken)
-    from app.rules.bots import DEEP_TAKE
+    from app.rules.greedy_draw import DEEP_TAKE
 
     rules = make_ruleset("brasil", 2)
     seen = takes = 0

@@ -21,10 +21,11 @@ import pytest
 
 from app.rules import commands as C
 from app.rules import events as E
-from app.rules.bots import Bot, GreedyBot, RandomBot
+from app.rules.bots import Bot, RandomBot
 from app.rules.cards import NAME
 from app.rules.deal import random_deal
 from app.rules.engine import apply
+from app.rules.greedy import GreedyBot
 from app.rules.melds import canasta_kind, render
 from app.rules.ruleset import RuleSet, make_ruleset
 from app.rules.serialize import command_from_dict, command_to_dict

@@ -3,16 +3,18 @@ and never strands itself, and the strong bot decides from its own seat's view on
 
 from __future__ import annotations
 
+import os
 import random
 
 import pytest
 
 from app.rules import commands as C
 from app.rules import events as E
-from app.rules.bots import Bot, GreedyBot, play_hand
+from app.rules.bots import Bot, play_hand
 from app.rules.cards import RANK
 from app.rules.engine import apply
 from app.rules.errors import RuleViolation
+from app.rules.greedy import GreedyBot
 from app.rules.legal import legal_commands
 from app.rules.levels import EasyBot, make_bot
 from app.rules.prng import SplitMix, mix
@@ -66,6 +68,10 @@ def _passes_back(turn: list[tuple[State, C.Command]]) -> bool:
 
 
 LINEUPS = ("easy", "normal", "strong")
+# Hands per table in the mixed-strength test below. The strong bot searches at each of its
+# decisions (about 25 ms of CPU each), which makes it the costliest rules test: `make test`
+# plays both hands, the inner loop `make test-fast` only the first (RULES_LEVEL_HANDS=1).
+BOT_HANDS = int(os.environ.get("RULES_LEVEL_HANDS", "2"))
 
 
 def _bots(players: int, seed: int) -> list[Bot]:
@@ -81,7 +87,7 @@ def test_every_bot_gives_legal_commands_makes_progress_and_finishes(
     produces a position it produced before when it had another choice, none passes a
     one-card pile straight back, and the hand ends before the turn cap."""
     rules = make_ruleset(preset, players)
-    for hand in range(2):
+    for hand in range(BOT_HANDS):
         seed = 31 * players + hand
         state = dealt(rules, seed, first=hand % players)
         bots = _bots(players, seed)

@@ -90,7 +90,8 @@ def test_status_sees_a_stale_build(tmp_path: Path) -> None:
 HASHES = """
 import hashlib, json, random
 from app.rules import commands as C
-from app.rules.bots import GreedyBot, play_hand
+from app.rules.bots import play_hand
+from app.rules.greedy import GreedyBot
 from app.rules.deal import random_deal
 from app.rules.engine import apply
 from app.rules.ruleset import PRESET_PLAYERS, make_ruleset

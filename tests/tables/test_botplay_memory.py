@@ -8,8 +8,8 @@ from __future__ import annotations
 from typing import Any
 
 from app.core.config import Settings
-from app.rules.bots import GreedyBot
 from app.rules.engine import apply
+from app.rules.greedy import GreedyBot
 from app.rules.ruleset import make_ruleset
 from app.rules.search import PileMemory, StrongBot
 from app.rules.serialize import event_to_dict

@@ -32,7 +32,8 @@ from typing import Any
 
 from app.core.config import Settings
 from app.rules import commands as C
-from app.rules.bots import Bot, GreedyBot
+from app.rules.bots import Bot
+from app.rules.greedy import GreedyBot
 from app.rules.levels import make_bot
 from app.rules.search import StrongBot, wants_events
 from app.rules.serialize import (
