@@ -1,4 +1,4 @@
-// The modalities and every option of RULES.md section 9, for the house-rules editor.
+// The modalities and every option of docs/rules-reference.md (part 3), for the house-rules editor.
 // Values mirror app/rules/ruleset.py PRESETS; only options that differ from the chosen
 // preset are sent as overrides.
 

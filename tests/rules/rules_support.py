@@ -21,7 +21,7 @@ from app.rules.melds import meld_cards
 from app.rules.ruleset import PRESET_PLAYERS, PRESETS, RuleSet, make_ruleset
 from app.rules.state import DRAW, HAND_OVER, M_TABLE, OVER, PLAY, State, initial_state
 
-# Every (preset, players) the presets are offered with (RULES.md section 9).
+# Every (preset, players) the presets are offered with (docs/rules-reference.md, part 3).
 GAMES: list[tuple[str, int]] = [(p, n) for p in PRESETS for n in PRESET_PLAYERS[p]]
 
 

@@ -30,9 +30,9 @@ Preset = str
 PRESET_ENUM: dict[str, Any] = {"enum": list(PRESETS)}
 
 
-# What each rule option takes (RULES.md section 9), for OpenAPI; make_ruleset checks the
-# values again and the options as a whole (e.g. the deal must fit the deck: 422
-# inconsistent_rules, the one refusal this schema cannot express).
+# What each rule option takes (docs/rules-reference.md, part 3), for OpenAPI;
+# make_ruleset checks the values again and the options as a whole (e.g. the deal must fit
+# the deck: 422 inconsistent_rules, the one refusal this schema cannot express).
 _OPTION_LIMITS: dict[str, dict[str, Any]] = {
     "jokers": {"enum": [0, 4]},
     "discard_pile": {"enum": list(DISCARD_PILES)},
@@ -128,7 +128,7 @@ class CreateTableIn(_Strict):
     rules: dict[str, Any] = Field(
         default_factory=dict,
         json_schema_extra=_rules_schema(),
-        description="RULES.md section 9 options; checked as a whole",
+        description="The options of docs/rules-reference.md, part 3; checked as a whole",
     )
     bet: int = Field(default=MIN_BET, ge=0, le=MAX_BET)
     private: bool = False

@@ -123,9 +123,10 @@ async def bot_move(svc: TableService, table_id: str, at_v: int) -> None:
 
 
 def timeout_move(state: State, seat: int) -> tuple[list[Event], State]:
-    """The server's move for a player whose clock ran out (RULES.md section 10): draw from
-    the stock if not yet drawn, then discard the drawn card, or else the first card that
-    may legally be discarded (the engine never leaves a hand without one)."""
+    """The server's move for a player whose clock ran out (docs/rules-reference.md, "What
+    the table decides"): draw from the stock if not yet drawn, then discard the drawn
+    card, or else the first card that may legally be discarded (the engine never leaves a
+    hand without one)."""
     events: list[Event] = []
     drawn = -1
     if state.phase == DRAW:

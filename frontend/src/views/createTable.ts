@@ -1,5 +1,5 @@
 // "Crear partida": every table option and a house-rules editor naming each option of
-// RULES.md section 9 in plain words. Only the options changed from the modality's
+// docs/rules-reference.md, part 3, in plain words. Only the options changed from the modality's
 // defaults are sent as overrides.
 import { get, post, errorText } from "../api";
 import { h, mount } from "../dom";
