@@ -106,7 +106,8 @@ pytest: install native
 ## of 5) and one hand per table of the three bot strengths instead of two (the strong
 ## bot's search was a third of the loop's time); nothing else is left out.
 FAST_TESTS = tests/rules tests/core/test_config.py tests/core/test_errors.py \
-	tests/ops/test_compose.py tests/ops/test_lock.py tests/ops/test_dashboard.py
+	tests/ops/test_compose.py tests/ops/test_lock.py tests/ops/test_dashboard.py \
+	tests/ops/test_source_sizes.py tests/ops/test_repo_docs.py tests/core/test_import_graph.py
 test-fast: install native
 	RULES_PROPERTY_EXAMPLES=2 RULES_LEVEL_HANDS=1 $(BIN)/pytest -q -p no:cacheprovider \
 		-n $(PYTEST_WORKERS) $(FAST_TESTS)
