@@ -115,6 +115,13 @@ def _stake_ok(bet: int) -> int:
     return bet
 
 
+def _stake_schema(schema: dict[str, Any]) -> None:
+    """OpenAPI says what _stake_ok accepts: 0, or MIN_BET up to MAX_BET."""
+    schema.pop("minimum", None)
+    schema.pop("maximum", None)
+    schema["anyOf"] = [{"const": 0}, {"minimum": MIN_BET, "maximum": MAX_BET}]
+
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -130,7 +137,7 @@ class CreateTableIn(_Strict):
         json_schema_extra=_rules_schema(),
         description="The options of docs/rules-reference.md, part 3; checked as a whole",
     )
-    bet: int = Field(default=MIN_BET, ge=0, le=MAX_BET)
+    bet: int = Field(default=MIN_BET, ge=0, le=MAX_BET, json_schema_extra=_stake_schema)
     private: bool = False
     turbo: bool = False
     target_score: int | None = Field(default=None, ge=0, le=100_000)
