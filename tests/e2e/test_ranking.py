@@ -42,6 +42,8 @@ def test_ranking_says_what_it_ranks(new_context, artifacts, lang: str) -> None:
         page.wait_for_function(
             "(only) => document.querySelector('#rk-about').textContent.includes(only)", arg=only
         )
+        # The list itself (or its empty line) is in place before the page is measured.
+        page.locator(".ranking .panel table.rank, .ranking .panel .empty").wait_for()
         page.screenshot(path=str(artifacts / f"ranking-{lang}-{width}-week.png"), full_page=True)
         # The words fit: nothing of the page is wider than the screen.
         assert page.evaluate("() => document.documentElement.scrollWidth") <= width
