@@ -144,20 +144,13 @@ class EconomyTables:
         return await self._run(lambda db, box: settlement.void_and_notify(db, box, result))
 
     async def _may_hold(self, result: GameResult) -> bool:
-        """Whether the chip-dumping checks hold any of this game's winnings (then the
-        generic path settles it: the one-statement fast path pays wallets only). The
-        generic path decides again inside its own transaction."""
+        """Whether the chip-dumping checks could hold any of this game's winnings: then
+        the generic path settles it (integrity.py), checking under row locks; the
+        one-statement fast path pays wallets only."""
         if result.winner_team is None or result.bet <= 0:
             return False
         async with unit_of_work(self.sessionmaker) as db:
-            bet = await db.get(GameBet, result.game_id)
-            if bet is None or bet.state != "escrowed":
-                return False
-            stakes = {int(u): s for u, s in bet.stakes.items()}
-            verdict = await integrity.assess(
-                db, self.settings, result, stakes, bet.created_at, utcnow()
-            )
-            return bool(verdict.holds)
+            return await integrity.under_review(db, self.settings, result, utcnow())
 
     async def settle_game(self, result: GameResult) -> None:
         if (

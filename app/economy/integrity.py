@@ -84,6 +84,24 @@ async def assess(
     return verdict
 
 
+async def under_review(
+    db: AsyncSession, settings: Settings, result: GameResult, now: datetime
+) -> bool:
+    """Whether ``assess`` could hold anything of this game: a person on a losing side is a
+    new account or was made from the same address as a winner. Such games are settled
+    by the generic path, which checks each winner under their wallet's row lock."""
+    if result.winner_team is None or result.bet <= 0:
+        return False
+    who = await people(db, set(result.teams))
+    won = {u for u, t in result.teams.items() if t == result.winner_team}
+    addrs = {who[u].addr for u in won if u in who and who[u].addr}
+    return any(
+        p.is_new(settings, now) or (p.addr is not None and p.addr in addrs)
+        for u, p in who.items()
+        if u not in won
+    )
+
+
 async def _judge(
     db: AsyncSession,
     settings: Settings,

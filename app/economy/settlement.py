@@ -54,7 +54,11 @@ async def settle_game(
     stakes = {int(u): s for u, s in bet.stakes.items()}
     plan = settle(result, stakes)
     verdict = integrity.Verdict()
-    if settings is not None:
+    if settings is not None and plan.payouts:
+        # The winners' wallet rows first: two settlements won by the same person check
+        # one after the other, each seeing what the other recorded (a ring's games end
+        # at once; checked side by side, none would see the others).
+        await ledger.lock(db, [k for u in sorted(plan.payouts) for k in ledger.wallet_keys(u)])
         now = utcnow()
         verdict = await integrity.assess(db, settings, result, stakes, bet.created_at, now)
         await integrity.record(db, verdict, result.game_id, now)

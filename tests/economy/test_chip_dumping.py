@@ -290,3 +290,27 @@ async def test_a_flagged_settlement_raced_twenty_times_holds_once(
         assert dialect(db) == "postgresql"
     assert [(h.game_id, h.amount) for h in rows] == [(game, s.guest_max_bet)]
     assert [(f.loser_id, f.games) for f in flags] == [(ring[2], 1)]
+
+
+async def test_a_ring_whose_games_end_at_once_still_funnels_at_most_the_limit(
+    app: FastAPI, econ: EconomyTables
+) -> None:
+    """Eight games of one address's guests against one receiver, all settled at the same
+    moment: each winner's checks run one after the other (the wallet row lock), so
+    concurrent settlements cannot each see the ring's total as below the limit."""
+    maker, s = app.state.sessionmaker, app.state.settings
+    ring = await guests(maker, 8, "burst")  # the receiver's 50,000 stake 8 games at once
+    (receiver,) = await new_users(maker, 1)
+    games = [await play(econ, [receiver], [g], s.guest_max_bet, settle=False) for g in ring]
+    await asyncio.gather(
+        *(
+            econ.settle_game(
+                result(game, game.replace("-g", "-t"), s.guest_max_bet, [receiver], [g])
+            )
+            for game, g in zip(games, ring, strict=True)
+        )
+    )
+    free = await giftable_now(maker, receiver)
+    held = await balance(maker, holds.withheld(receiver).key)
+    assert free == s.integrity_address_coins  # two games paid, every later one held
+    assert held == 8 * s.guest_max_bet - free
