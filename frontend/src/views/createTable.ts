@@ -5,6 +5,7 @@ import { get, post, errorText } from "../api";
 import { h, mount } from "../dom";
 import { t, tk, type Key } from "../i18n";
 import { OPTIONS, PRESETS, PRESET_NAMES, PRESET_PLAYERS, sides, type Preset, type Rules } from "../presets";
+import { app } from "../state";
 import { checkbox, dialog, field } from "../ui";
 
 const MIN_BET = 6000;
@@ -31,6 +32,12 @@ export function createTableDialog(onCreated: (table: any) => void): void {
 
   const name = h("input", { id: "ct-name", maxlength: 40, placeholder: t("create.namePlaceholder") }) as HTMLInputElement;
   const bet = h("input", { id: "ct-bet", type: "number", min: MIN_BET, step: 1000, value: MIN_BET }) as HTMLInputElement;
+  // Guests and new accounts: the server refuses bets above their cap (stake_too_high).
+  const maxBet = app.wallet?.max_bet ?? null;
+  if (maxBet !== null) bet.max = String(maxBet);
+  const betHint = maxBet !== null
+    ? `${t("create.betHint", { min: MIN_BET })} ${t("create.betMaxHint", { max: maxBet })}`
+    : t("create.betHint", { min: MIN_BET });
   const priv = h("input", { id: "ct-private", type: "checkbox" }) as HTMLInputElement;
   const turbo = h("input", { id: "ct-turbo", type: "checkbox" }) as HTMLInputElement;
   const presetSel = h("select", { id: "ct-preset" }) as HTMLSelectElement;
@@ -185,7 +192,7 @@ export function createTableDialog(onCreated: (table: any) => void): void {
     field(t("create.name"), name),
     field(t("create.modality"), presetSel),
     field(t("create.players"), playersSel, t("create.pairsHint")),
-    field(t("create.bet"), bet, t("create.betHint", { min: MIN_BET })),
+    field(t("create.bet"), bet, betHint),
   ),
   h("div", { class: "row wrap" },
     h("div", null, checkbox(t("create.private"), priv, t("create.privateHint")), privLock),
