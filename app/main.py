@@ -13,7 +13,7 @@ from fastapi.responses import HTMLResponse
 from app import native
 from app.api import restart, ws
 from app.api.openapi import install_openapi, operation_id
-from app.api.routes import health
+from app.api.routes import admin, health
 from app.api.routes import metrics as metrics_routes
 from app.api.static import ClientFiles
 from app.core import metrics, tracking
@@ -185,6 +185,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     app.include_router(health.router)
     app.include_router(metrics_routes.router)
+    app.include_router(admin.router)
     app.include_router(users_routes.router)
     app.include_router(tables_routes.router)
     app.include_router(tables_play_routes.router)

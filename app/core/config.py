@@ -143,6 +143,26 @@ class Settings(BaseSettings):
     reconcile_interval_seconds: float = Field(default=30.0, gt=0, le=3600)
     reconcile_grace_seconds: float = Field(default=60.0, ge=0, le=86400)
 
+    # Chip dumping (docs/decisions/0016-chip-dumping.md, app/economy/integrity.py).
+    # Guests, and accounts younger than new_account_days that are still below
+    # new_account_level, may sit only at tables whose bet is at most their cap.
+    guest_max_bet: int = Field(default=6_000, ge=0)
+    new_account_max_bet: int = Field(default=12_000, ge=0)
+    new_account_days: float = Field(default=7, ge=0)
+    new_account_level: int = Field(default=5, ge=1, le=100)
+    # A game's winnings are held (not spendable, not giftable) until an operator releases
+    # them when, within the window, its winner has netted more than
+    # integrity_address_coins from new accounts made from one address, or has beaten the
+    # same new account (or one made from the winner's own address)
+    # integrity_pair_games times in quick games without ever losing to it.
+    integrity_window_seconds: int = Field(default=86_400, ge=60)
+    integrity_address_coins: int = Field(default=12_000, ge=0)
+    integrity_pair_games: int = Field(default=3, ge=1)
+    integrity_quick_game_seconds: float = Field(default=90, ge=0)
+    # The operator's API (/api/admin/..., docs/operations.md): "Authorization: Bearer
+    # <token>"; absent (404) when no token is set.
+    operator_token: SecretStr | None = None
+
     # The built browser client, served at / when the folder exists.
     frontend_dir: Path = Path("frontend/dist")
 

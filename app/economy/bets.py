@@ -23,6 +23,7 @@ from app.economy.errors import MAX_AMOUNT, insufficient_funds
 from app.economy.ledger import COINS, CREDITS, InsufficientFunds
 from app.economy.models import GameBet
 from app.economy.notify import Outbox
+from app.economy.stakes import check_stake
 from app.economy.wallets import ensure_wallet
 
 
@@ -41,6 +42,7 @@ async def reserve_seat(
     check_bet(bet)
     if bet == 0:
         return
+    await check_stake(db, settings, user_id, bet)
     await ensure_wallet(db, user_id, settings)
     w, h = ledger.wallet(user_id, COINS), ledger.seat_hold(table_id, user_id)
     await ledger.ensure(db, [h])

@@ -6,8 +6,9 @@ given to a friend (an amount, or a pack that turns into coins or credits) must c
 what the sender **won at tables** or **was given by a friend**, less what they gave
 already. It is read from the ledger, per wallet account, by transfer kind:
 
-* tables: ``hold``, ``release``, ``stake``, ``settle`` (their sum over a wallet is the net
-  won or lost at tables, a held bet counting as spent until it comes back);
+* tables: ``hold``, ``release``, ``stake``, ``settle``, ``winnings_release`` (their sum
+  over a wallet is the net won or lost at tables, a held bet counting as spent until it
+  comes back, and winnings held for review counting once an operator releases them);
 * gifts: ``gift`` (given, or paid into a pending gift), ``gift_decline`` (a declined
   gift's refund), ``gift_accept`` (a gift received into the wallet).
 
@@ -27,7 +28,16 @@ from app.core.errors import AppError
 from app.economy.ledger import Locked
 from app.economy.models import Entry, Transfer
 
-COUNTED_KINDS = ("hold", "release", "stake", "settle", "gift", "gift_decline", "gift_accept")
+COUNTED_KINDS = (
+    "hold",
+    "release",
+    "stake",
+    "settle",
+    "winnings_release",
+    "gift",
+    "gift_decline",
+    "gift_accept",
+)
 
 
 async def allowance(db: AsyncSession, wallet: Locked) -> int:

@@ -19,8 +19,8 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from app.core.config import Settings
-from app.core.db import current_session, unit_of_work
-from app.economy import bets, fastsettle, settlement
+from app.core.db import current_session, unit_of_work, utcnow
+from app.economy import bets, fastsettle, integrity, settlement
 from app.economy.ledger import DuplicateTransfer
 from app.economy.models import GameBet
 from app.economy.notify import Notifier, Outbox
@@ -143,11 +143,25 @@ class EconomyTables:
         """The reconciler's repair of a game whose table was lost (settlement.py)."""
         return await self._run(lambda db, box: settlement.void_and_notify(db, box, result))
 
+    async def _may_hold(self, result: GameResult) -> bool:
+        """Whether the chip-dumping checks could hold any of this game's winnings: then
+        the generic path settles it (integrity.py), checking under row locks; the
+        one-statement fast path pays wallets only."""
+        if result.winner_team is None or result.bet <= 0:
+            return False
+        async with unit_of_work(self.sessionmaker) as db:
+            return await integrity.under_review(db, self.settings, result, utcnow())
+
     async def settle_game(self, result: GameResult) -> None:
-        if self._postgres and await self._settle_fast(result):
+        if (
+            self._postgres
+            and current_session() is None
+            and not await self._may_hold(result)
+            and await self._settle_fast(result)
+        ):
             return
         try:
-            await self._run(lambda db, box: settlement.settle_game(db, box, result))
+            await self._run(lambda db, box: settlement.settle_game(db, box, result, self.settings))
         except (DuplicateTransfer, IntegrityError):
             if not await self._game_recorded(result.game_id):
                 raise  # not a lost race with a concurrent settlement

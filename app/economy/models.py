@@ -193,3 +193,41 @@ class Gift(Base):
     state: Mapped[str] = mapped_column(String(10))  # pending, accepted, declined
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     answered_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+
+class IntegrityFlag(Base):
+    """A winner and a loser whose results look like chip dumping (app/economy/integrity.py):
+    one row per pair and reason, its figures updated by each flagged game."""
+
+    __tablename__ = "integrity_flags"
+
+    winner_id: Mapped[int] = mapped_column(
+        ForeignKey("users.id", ondelete="CASCADE"), primary_key=True
+    )
+    loser_id: Mapped[int] = mapped_column(
+        ForeignKey("users.id", ondelete="CASCADE"), primary_key=True
+    )
+    reason: Mapped[str] = mapped_column(String(16), primary_key=True)  # address, pair
+    games: Mapped[int] = mapped_column(Integer, default=0)  # flagged games of the pair
+    coins: Mapped[int] = mapped_column(BigInteger, default=0)  # what the loser lost in them
+    state: Mapped[str] = mapped_column(String(10), default="open")  # open, released
+    first_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    last_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    released_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+
+class WinningsHold(Base):
+    """Winnings of a flagged game, moved to ``withheld:{user}`` instead of the wallet:
+    neither spendable nor giftable until an operator releases them (once)."""
+
+    __tablename__ = "winnings_holds"
+
+    game_id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    user_id: Mapped[int] = mapped_column(
+        ForeignKey("users.id", ondelete="CASCADE"), primary_key=True, index=True
+    )
+    amount: Mapped[int] = mapped_column(BigInteger)
+    reasons: Mapped[list[str]] = mapped_column(JSON)
+    state: Mapped[str] = mapped_column(String(10), default="held")  # held, released
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    released_at: Mapped[datetime | None] = mapped_column(UTCDateTime)

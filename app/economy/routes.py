@@ -11,7 +11,7 @@ from app.api.deps import CurrentUser, DbDep, SettingsDep
 from app.core.config import Settings
 from app.core.db import utcnow
 from app.core.errors import ERROR_RESPONSES
-from app.economy import giftoptions, gifts, leaderboards, shop, wallets
+from app.economy import giftoptions, gifts, holds, leaderboards, shop, stakes, wallets
 from app.economy.deps import NotifierDep, RequestKey
 from app.economy.models import Wallet
 from app.economy.notify import Outbox
@@ -40,6 +40,8 @@ async def wallet_out(db: AsyncSession, user_id: int, settings: Settings) -> Wall
         credits=got.credits,
         v=got.v,
         next_bonus_at=last + wallets.BONUS_PERIOD if last else None,
+        max_bet=await stakes.max_bet(db, settings, user_id),
+        held=await holds.held_coins(db, user_id),
     )
 
 

@@ -19,6 +19,10 @@ class WalletOut(BaseModel):
     credits: int
     v: int = 0  # grows with every change: a wallet push with a lower v is older
     next_bonus_at: datetime | None = None
+    # The largest bet this player may sit at now (guests and new accounts); None: no cap.
+    max_bet: int | None = None
+    # Winnings held for review (app/economy/holds.py): neither spendable nor giftable.
+    held: int = 0
 
 
 class ItemOut(BaseModel):

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from app.core.config import Settings
 from app.core.db import utcnow
-from app.economy import ledger, levels
+from app.economy import integrity, ledger, levels
 from app.economy.bets import locked_bet, mark_settled, release_seat
+from app.economy.holds import withheld
 from app.economy.ledger import COINS
 from app.economy.models import GameBet, GameRecord
 from app.economy.notify import Outbox
@@ -17,11 +19,15 @@ from app.social import notifications
 from app.tables.play.hooks import GameResult
 
 
-async def settle_game(db: AsyncSession, outbox: Outbox, result: GameResult) -> bool:
+async def settle_game(
+    db: AsyncSession, outbox: Outbox, result: GameResult, settings: Settings | None = None
+) -> bool:
     """Returns False when the game was already settled (nothing changed).
 
     The generic path (SQLite, and what PostgreSQL's one-statement ``fastsettle`` leaves
-    to it: a game that was never escrowed).
+    to it: a game that was never escrowed, or one whose winnings are held). With
+    ``settings``, the chip-dumping checks (integrity.py) decide what is held; a void game
+    (the only kind settled without them) holds nothing.
     """
     bet = await locked_bet(db, result.game_id)
     if bet is None:
@@ -47,7 +53,16 @@ async def settle_game(db: AsyncSession, outbox: Outbox, result: GameResult) -> b
         return False
     stakes = {int(u): s for u, s in bet.stakes.items()}
     plan = settle(result, stakes)
-    await _pay(db, outbox, result.game_id, plan, stakes)
+    verdict = integrity.Verdict()
+    if settings is not None and plan.payouts:
+        # The winners' wallet rows first: two settlements won by the same person check
+        # one after the other, each seeing what the other recorded (a ring's games end
+        # at once; checked side by side, none would see the others).
+        await ledger.lock(db, [k for u in sorted(plan.payouts) for k in ledger.wallet_keys(u)])
+        now = utcnow()
+        verdict = await integrity.assess(db, settings, result, stakes, bet.created_at, now)
+        await integrity.record(db, verdict, result.game_id, now)
+    await _pay(db, outbox, result.game_id, plan, stakes, verdict.holds)
     mark_settled(bet, "void" if result.winner_team is None else "settled")
     await _record(db, outbox, result, plan)
     await db.flush()
@@ -91,13 +106,22 @@ async def void_and_notify(db: AsyncSession, outbox: Outbox, result: GameResult) 
 
 
 async def _pay(
-    db: AsyncSession, outbox: Outbox, game_id: str, plan: Settlement, stakes: dict[int, int]
+    db: AsyncSession,
+    outbox: Outbox,
+    game_id: str,
+    plan: Settlement,
+    stakes: dict[int, int],
+    held: dict[int, int],
 ) -> None:
+    """The pot out of escrow; each winner's ``held`` part to their withheld account."""
     if not stakes:
         return
     escrow = ledger.game_escrow(game_id).key
     forfeits = ledger.house("forfeits", COINS)
-    moves = {ledger.wallet(u, COINS).key: p for u, p in plan.payouts.items()}
+    moves = {ledger.wallet(u, COINS).key: p - held.get(u, 0) for u, p in plan.payouts.items()}
+    if held:
+        await ledger.ensure(db, [withheld(u) for u in held])
+        moves.update({withheld(u).key: amount for u, amount in held.items()})
     keys = [escrow, *moves]
     for user_id in plan.payouts:
         keys += ledger.wallet_keys(user_id)

@@ -20,6 +20,9 @@ class User(Base):
     nickname: Mapped[str] = mapped_column(String(32), unique=True)
     password_hash: Mapped[str | None] = mapped_column(String(255))
     is_guest: Mapped[bool] = mapped_column(Boolean, default=False)
+    # A keyed hash of the client address the account was made from (never the address
+    # itself): new accounts from one address are weighed together against chip dumping.
+    signup_addr: Mapped[str | None] = mapped_column(String(32), index=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
 

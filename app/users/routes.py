@@ -58,6 +58,7 @@ async def register(
 ) -> MeOut:
     await service.throttle_signup(redis, settings, client_ip(request))
     user, token = await service.register(db, passwords, body, settings)
+    user.signup_addr = service.address_key(settings, client_ip(request))
     await db.commit()
     _set_session_cookie(response, token, settings)
     return MeOut.model_validate(user)
@@ -111,6 +112,7 @@ async def guest(
 ) -> MeOut:
     await service.throttle_signup(redis, settings, client_ip(request))
     user, token = await service.create_guest(db, settings)
+    user.signup_addr = service.address_key(settings, client_ip(request))
     await db.commit()
     _set_session_cookie(response, token, settings)
     return MeOut.model_validate(user)

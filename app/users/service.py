@@ -6,6 +6,8 @@ whole request has succeeded, so a refused request leaves nothing behind.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import secrets
 from datetime import datetime, timedelta
 
@@ -100,6 +102,14 @@ async def login(
     if user.password_hash and passwords.needs_rehash(user.password_hash):
         user.password_hash = await passwords.hash(password)
     return user, await start_session(db, UserId(user.id), settings.session_days)
+
+
+def address_key(settings: Settings, ip: str) -> str:
+    """A keyed hash of a client address: new accounts from one address can be weighed
+    together (app/economy/integrity.py) without storing the address itself."""
+    assert settings.secret_key is not None
+    key = settings.secret_key.get_secret_value().encode()
+    return hmac.new(key, f"signup:{ip}".encode(), hashlib.sha256).hexdigest()[:32]
 
 
 async def throttle_signup(redis: Redis, settings: Settings, ip: str) -> None:

@@ -16,7 +16,12 @@ export interface Invite {
   from: { id: number; name: string };
 }
 
-export type Wallet = { coins: number; credits: number; next_bonus_at: string | null; v?: number };
+// max_bet: the largest bet a guest or new account may sit at (null: no cap); held:
+// winnings held for review, neither spendable nor giftable.
+export type Wallet = {
+  coins: number; credits: number; next_bonus_at: string | null; v?: number;
+  max_bet?: number | null; held?: number;
+};
 
 export const app = {
   me: null as Me | null,

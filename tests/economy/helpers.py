@@ -6,6 +6,7 @@ import asyncio
 import itertools
 import json
 from collections.abc import Callable
+from datetime import timedelta
 from typing import Any
 
 import httpx
@@ -15,6 +16,7 @@ from redis.asyncio import Redis
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from app.core.db import utcnow
 from app.core.ids import UserId
 from app.economy import audit
 from app.economy.hooks import EconomyTables
@@ -52,13 +54,25 @@ async def seed_shop(maker: async_sessionmaker[AsyncSession]) -> None:
         await db.commit()
 
 
-async def new_users(maker: async_sessionmaker[AsyncSession], n: int) -> list[int]:
-    """Plain accounts, straight into the database (no password hashing: fast)."""
+async def new_users(
+    maker: async_sessionmaker[AsyncSession], n: int, *, days_old: float = 30
+) -> list[int]:
+    """Plain accounts, straight into the database (no password hashing: fast). They are
+    ``days_old`` days old: by default established players, whose bets are not capped
+    (app/economy/stakes.py); ``days_old=0`` makes new accounts."""
+    created = utcnow() - timedelta(days=days_old)
     async with maker() as db:
         users = []
         for _ in range(n):
             i = next(_names)
-            users.append(User(username=f"p{i}", username_lower=f"p{i}", nickname=f"Player{i}"))
+            users.append(
+                User(
+                    username=f"p{i}",
+                    username_lower=f"p{i}",
+                    nickname=f"Player{i}",
+                    created_at=created,
+                )
+            )
         db.add_all(users)
         await db.commit()
         return [u.id for u in users]

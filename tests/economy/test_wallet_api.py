@@ -33,7 +33,18 @@ async def test_wallet_is_granted_once_on_first_visit(
     first = (await client.get("/api/wallet")).json()
     second = (await client.get("/api/wallet")).json()
     # v: one grant on each of the two accounts, once
-    assert first == second == {"coins": 50_000, "credits": 5, "v": 2, "next_bonus_at": None}
+    assert (
+        first
+        == second
+        == {
+            "coins": 50_000,
+            "credits": 5,
+            "v": 2,
+            "next_bonus_at": None,
+            "max_bet": None,  # an established player: no stake cap
+            "held": 0,
+        }
+    )
 
 
 async def test_guests_have_wallets_too(client: httpx.AsyncClient) -> None:

@@ -80,6 +80,12 @@ def server_env(pg_url: str, redis_url: str, var_dir: Path, **settings: Any) -> d
             "BURACO_SIGNUP_LIMIT_PER_IP": "100000",
             "BURACO_LOGIN_LIMIT_PER_IP": "100000",
             "BURACO_WS_MAX_SOCKETS_PER_IP": "100000",  # every player connects from 127.0.0.1
+            # Every player here is a fresh guest from 127.0.0.1: the chip-dumping stake cap
+            # and address limit (tests/economy/test_chip_dumping.py) would weigh them all
+            # as one ring. These tests are about tables, at bets up to a whole wallet.
+            "BURACO_GUEST_MAX_BET": "1000000000000",
+            "BURACO_NEW_ACCOUNT_MAX_BET": "1000000000000",
+            "BURACO_INTEGRITY_ADDRESS_COINS": "1000000000000",
             "BURACO_LOG_LEVEL": "WARNING",
             # The fixtures' servers share one database but not one Redis (no deployment
             # does that): each would take the others' live tables for lost ones and void

@@ -5,10 +5,10 @@ import { get, post, errorText } from "../api";
 import { h, mount } from "../dom";
 import { t, tk, type Key } from "../i18n";
 import { OPTIONS, PRESETS, PRESET_NAMES, PRESET_PLAYERS, sides, type Preset, type Rules } from "../presets";
-import { checkbox, dialog, field } from "../ui";
 import { app } from "../state";
+import { checkbox, dialog, field } from "../ui";
 
-/** The smallest stake (app/tables/meta.py); a table may also have none (bet 0). */
+/** The smallest stake (app/tables/storage/meta.py); a table may also have none (bet 0). */
 export const MIN_BET = 6000;
 
 /** What GET /api/lobby/options says of a special option (pairs, turbo, private). */
@@ -36,6 +36,12 @@ export function createTableDialog(onCreated: (table: any) => void): void {
   // No stakes: open to anyone, even without coins (docs/economy.md, "Nobody locked out").
   const free = h("input", { id: "ct-free", type: "checkbox", onchange: () => { bet.disabled = free.checked; } }) as HTMLInputElement;
   if (app.wallet && app.wallet.coins < MIN_BET) free.checked = bet.disabled = true;
+  // Guests and new accounts: the server refuses bets above their cap (stake_too_high).
+  const maxBet = app.wallet?.max_bet ?? null;
+  if (maxBet !== null) bet.max = String(maxBet);
+  const betHint = maxBet !== null
+    ? `${t("create.betHint", { min: MIN_BET })} ${t("create.betMaxHint", { max: maxBet })}`
+    : t("create.betHint", { min: MIN_BET });
   const priv = h("input", { id: "ct-private", type: "checkbox" }) as HTMLInputElement;
   const turbo = h("input", { id: "ct-turbo", type: "checkbox" }) as HTMLInputElement;
   const presetSel = h("select", { id: "ct-preset" }) as HTMLSelectElement;
@@ -190,7 +196,7 @@ export function createTableDialog(onCreated: (table: any) => void): void {
     field(t("create.name"), name),
     field(t("create.modality"), presetSel),
     field(t("create.players"), playersSel, t("create.pairsHint")),
-    h("div", null, field(t("create.bet"), bet, t("create.betHint", { min: MIN_BET })),
+    h("div", null, field(t("create.bet"), bet, betHint),
       checkbox(t("create.free"), free, t("create.freeHint"))),
   ),
   h("div", { class: "row wrap" },

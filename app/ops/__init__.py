@@ -1,0 +1,1 @@
+"""Operator commands run against the configured database (``python -m app.ops``)."""
