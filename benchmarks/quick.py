@@ -35,6 +35,7 @@ QUICK: dict[str, list[str]] = {
     "economy.py": ["--games", "20", "--gifts", "10", "--connections", "2"],
     "friends.py": ["--emotes", "5", "--rematches", "1"],
     "load.py": ["--tables", "4", "--seconds", "2", "--rounds", "1"],
+    "ring_attack.py": ["--quick"],
 }
 TIMEOUT = 300  # seconds for one benchmark; its smallest run takes well under a minute
 
