@@ -5,13 +5,13 @@ it passes a chat message or an emote to a viewer. It is a copy of Postgres's blo
 Redis may lose it: a blocked player's chat and emotes would reach the other again. Two
 things restore it from Postgres:
 
-* ``before_publish``: a chat message's author is put back into the set of everyone
-  they block or are blocked by, before the message is published, so no chat message can
-  pass a block whenever Redis lost the sets.
+* ``before_publish``: a chat message's or an emote's author is put back into the set of
+  everyone they block or are blocked by, before it is published, so neither can pass a
+  block whenever Redis lost the sets.
 * ``HiddenKeeper``: every process checks the marker ``chat:hidden:ready`` every
   ``hidden_check_seconds`` (one EXISTS); when it is gone (flushed, or a fresh Redis)
-  every block is read from Postgres and put back, then the marker. That covers emotes
-  and any other message on a chat channel.
+  every block is read from Postgres and put back, then the marker. That covers any
+  other message on a chat channel.
 
 Restoring only adds (SADD): a restore that read Postgres just before a new block was
 made cannot drop the block's entries, which ``sync_hidden`` wrote; at worst an entry of

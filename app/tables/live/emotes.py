@@ -3,9 +3,10 @@ they own (or of the free basic set); everyone at the table, spectators too, sees
 the sender's seat for a few seconds.
 
 An emote travels on the table's chat channel, so the relay's block filter applies: a
-player blocked either way neither sees nor is seen. Rate-limited per player across all
-their sockets (``emote_limit`` per ``emote_window_seconds``), with the stable code
-``emote_rate_limited``.
+player blocked either way neither sees nor is seen, also right after Redis lost the
+filter (app/social/hidden.py restores the sender's entries before the publish).
+Rate-limited per player across all their sockets (``emote_limit`` per
+``emote_window_seconds``), with the stable code ``emote_rate_limited``.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from app.core import ratelimit
 from app.core.errors import AppError
 from app.economy.models import InventoryItem, ShopItem
+from app.social import hidden
 from app.social.chat import channel_name
 from app.tables.live.protocol import EmoteMsg
 
@@ -83,4 +85,8 @@ async def send(sender: Sender, msg: EmoteMsg) -> None:
         "seat": watch.seat,
         "at": time.time(),
     }
+    # The relay's block filter may have been lost with Redis: put it back for this
+    # sender first, as a chat message does, so no emote passes a block meanwhile.
+    async with sender.sessionmaker() as db:
+        await hidden.before_publish(db, sender.svc.redis, sender.user_id)
     await sender.svc.redis.publish(f"chat:{channel_name(msg.table)}", orjson.dumps(frame))
