@@ -46,6 +46,7 @@ elif native.status() == native.STALE:
 from app.core.config import Settings  # noqa: E402
 from app.main import create_app  # noqa: E402
 from tests.support import (  # noqa: E402
+    LIFESPAN_TIMEOUTS,
     in_thread,
     per_worker_database,
     recreate_pg_database,
@@ -135,7 +136,7 @@ async def app(settings: Settings) -> AsyncIterator[FastAPI]:
     app = create_app(settings)
     # The app keeps what its lifespan built on app.state, so the bare app is what
     # clients talk to (LifespanManager only runs startup and shutdown around it).
-    async with LifespanManager(app):
+    async with LifespanManager(app, **LIFESPAN_TIMEOUTS):
         yield app
 
 
@@ -187,7 +188,7 @@ def embedded_settings(tmp_path: Path) -> Settings:
 @pytest.fixture
 async def embedded_app(embedded_settings: Settings) -> AsyncIterator[FastAPI]:
     app = create_app(embedded_settings)
-    async with LifespanManager(app):
+    async with LifespanManager(app, **LIFESPAN_TIMEOUTS):
         yield app
 
 

@@ -294,3 +294,9 @@ def stop_process(proc: subprocess.Popen[bytes], timeout: float = 10) -> None:
 
 def _tail(log_path: Path) -> str:
     return log_path.read_text(errors="replace")[-4000:] if log_path.exists() else ""
+
+
+# Start-up and shutdown are not what the tests of an app in-process check: asgi-lifespan's
+# 5 s default for each was seen to run out at an embedded app's shutdown on a 2-core
+# machine with both cores busy, failing a test whose own checks had passed.
+LIFESPAN_TIMEOUTS = {"startup_timeout": 30, "shutdown_timeout": 30}

@@ -5,6 +5,7 @@ from asgi_lifespan import LifespanManager
 
 from app.core.config import Settings
 from app.main import create_app
+from tests.support import LIFESPAN_TIMEOUTS
 
 
 async def test_healthz(embedded_client: httpx.AsyncClient) -> None:
@@ -27,7 +28,7 @@ async def test_readyz_on_real_services(client: httpx.AsyncClient) -> None:
 
 async def _get(settings: Settings, path: str) -> httpx.Response:
     app = create_app(settings)
-    async with LifespanManager(app):
+    async with LifespanManager(app, **LIFESPAN_TIMEOUTS):
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
             return await client.get(path)

@@ -18,6 +18,7 @@ from app.core.origins import origin_allowed
 from app.economy.models import Entry
 from app.users.models import User
 from tests.economy.helpers import assert_conserved
+from tests.support import LIFESPAN_TIMEOUTS
 
 Make = Callable[[], httpx.AsyncClient]
 
@@ -133,7 +134,7 @@ async def test_security_headers_on_the_built_client(settings: Settings, tmp_path
     )
     (dist / "assets" / "a.js").write_text("console.log(1)")
     app = create_app(settings.model_copy(update={"frontend_dir": dist, "cookie_secure": True}))
-    async with LifespanManager(app):
+    async with LifespanManager(app, **LIFESPAN_TIMEOUTS):
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://t") as c:
             for path in ("/", "/assets/a.js", "/api/me"):
@@ -153,7 +154,7 @@ async def test_security_headers_on_an_unexpected_500(settings: Settings) -> None
         raise RuntimeError("a bug")
 
     app.add_api_route("/api/boom", boom)
-    async with LifespanManager(app):
+    async with LifespanManager(app, **LIFESPAN_TIMEOUTS):
         transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
         async with httpx.AsyncClient(transport=transport, base_url="http://t") as c:
             r = await c.get("/api/boom")

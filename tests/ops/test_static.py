@@ -12,6 +12,7 @@ from asgi_lifespan import LifespanManager
 
 from app.core.config import Settings
 from app.main import create_app
+from tests.support import LIFESPAN_TIMEOUTS
 
 SCRIPT = "export const greeting = 'hola';\n" * 200
 HASHED = "/assets/index-VOoSDeRU.js"
@@ -25,7 +26,7 @@ async def site(embedded_settings: Settings, tmp_path: Path) -> httpx.AsyncClient
     (dist / "assets" / "index-VOoSDeRU.js").write_text(SCRIPT)
     (dist / "assets" / "card.png").write_bytes(b"\x89PNG" + bytes(2000))
     app = create_app(embedded_settings.model_copy(update={"frontend_dir": dist}))
-    async with LifespanManager(app):
+    async with LifespanManager(app, **LIFESPAN_TIMEOUTS):
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
             yield client

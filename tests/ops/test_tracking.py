@@ -18,6 +18,7 @@ from app.api.deps import CurrentUser
 from app.core import tracking
 from app.core.config import Settings
 from app.main import create_app
+from tests.support import LIFESPAN_TIMEOUTS
 
 DSN = "http://public@127.0.0.1:9/1"  # never contacted: the test's transport keeps events
 
@@ -58,7 +59,7 @@ async def test_an_unhandled_error_is_sent_with_request_and_user(
     async def boom(user: CurrentUser) -> None:
         raise RuntimeError("tracked boom")
 
-    async with LifespanManager(app):
+    async with LifespanManager(app, **LIFESPAN_TIMEOUTS):
         http = httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t")
         async with http:
             me = (await http.post("/api/auth/guest")).json()
