@@ -72,10 +72,20 @@ LINEUPS = ("easy", "normal", "strong")
 # decisions (about 25 ms of CPU each), which makes it the costliest rules test: `make test`
 # plays both hands, the inner loop `make test-fast` only the first (RULES_LEVEL_HANDS=1).
 BOT_HANDS = int(os.environ.get("RULES_LEVEL_HANDS", "2"))
+# Worlds the strong bot deals per searched decision there: its own default (20) in `make
+# test`; the inner loop deals fewer (RULES_STRONG_SAMPLES=4), which still walks every
+# step of the search and every command it can give.
+STRONG_SAMPLES = int(os.environ.get("RULES_STRONG_SAMPLES", "0"))
+
+
+def _bot(strength: str, seed: int) -> Bot:
+    if strength == "strong" and STRONG_SAMPLES:
+        return StrongBot(seed, samples=STRONG_SAMPLES)
+    return make_bot(strength, seed)
 
 
 def _bots(players: int, seed: int) -> list[Bot]:
-    return [make_bot(LINEUPS[(seat + seed) % 3], seed * 10 + seat) for seat in range(players)]
+    return [_bot(LINEUPS[(seat + seed) % 3], seed * 10 + seat) for seat in range(players)]
 
 
 @pytest.mark.parametrize(("preset", "players"), GAMES, ids=IDS)
