@@ -26,6 +26,37 @@ export function lobbyView(el: HTMLElement): View {
   const chat: ChatPanel = chatPanel(null);
   const offs: (() => void)[] = [];
 
+  // A render replaces every element of the lobby. One that lands between a press and its
+  // release would swallow the click (the press and the release on different elements),
+  // and a busy lobby renders on every table change. So while a pointer is down the lobby
+  // waits, and paints once after the click has been dispatched (or after 2 s at most).
+  let pressed = false;
+  let stale = false;
+  let pressTimer = 0;
+  const release = (): void => {
+    if (!pressed) return;
+    pressed = false;
+    window.clearTimeout(pressTimer);
+    if (stale) {
+      stale = false;
+      window.setTimeout(render, 0);
+    }
+  };
+  const press = (): void => {
+    pressed = true;
+    window.clearTimeout(pressTimer);
+    pressTimer = window.setTimeout(release, 2000);
+  };
+  el.addEventListener("pointerdown", press, true);
+  window.addEventListener("pointerup", release, true);
+  window.addEventListener("pointercancel", release, true);
+  offs.push(() => {
+    el.removeEventListener("pointerdown", press, true);
+    window.removeEventListener("pointerup", release, true);
+    window.removeEventListener("pointercancel", release, true);
+    window.clearTimeout(pressTimer);
+  });
+
   offs.push(socket.on("lobby", (f) => { tables = f.tables; playing = f.playing ?? playing; render(); }));
   offs.push(socket.on("lobby_playing", (f) => {
     playing = [f.table, ...playing.filter((x) => x.id !== f.table.id)];
@@ -293,6 +324,10 @@ export function lobbyView(el: HTMLElement): View {
   }
 
   function render(): void {
+    if (pressed) {
+      stale = true;
+      return;
+    }
     keepFocus(() => mount(el,
       h("div", { class: "lobby" },
         h("div", { class: "col main-col" }, brokeCard(), quickCard(), invitesCard(), tablesCard(), playingCard()),
