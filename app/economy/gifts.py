@@ -4,8 +4,9 @@ paid by the sender.
 The sender's payment waits in the gift's own escrow account until the recipient
 answers from the notifications centre:
 
-* accept: an item goes into "Mis cosas" and is equipped; its price moves from the
-  escrow to the shop. A pack's coins or credits move from the escrow to the recipient.
+* accept: an item goes into "Mis cosas", not equipped (what the recipient wears stays
+  until they equip the gift themselves); its price moves from the escrow to the shop.
+  A pack's coins or credits move from the escrow to the recipient.
 * decline: the escrow goes back to the sender in full (a refund: the sender chose the
   gift for this friend, so we return the money rather than an item they may not want),
   and the sender is told.

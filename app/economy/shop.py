@@ -120,10 +120,9 @@ async def _claim_item(db: AsyncSession, user_id: int, found: ShopItem, source: s
 
 
 async def grant_item(db: AsyncSession, user_id: int, found: ShopItem, source: str) -> None:
-    """Into "Mis cosas", and equipped at once when it goes in a slot."""
+    """Into "Mis cosas", never equipped: a gift does not replace what the player chose to
+    wear; they equip it themselves (the notification offers "Equipar")."""
     await _claim_item(db, user_id, found, source)
-    if found.kind in SLOTS:
-        await _equip(db, user_id, found)
 
 
 async def _equip(db: AsyncSession, user_id: int, found: ShopItem) -> None:

@@ -1,5 +1,6 @@
-"""Shop and gifts end to end over HTTP: buy, send, accept (auto-equipped), decline with
-its refund, "Regalar" back, and every kind of bad input moving nothing."""
+"""Shop and gifts end to end over HTTP: buy, send, accept (into "Mis cosas", never
+equipped for the recipient), decline with its refund, "Regalar" back, and every kind of
+bad input moving nothing."""
 
 from __future__ import annotations
 
@@ -82,11 +83,14 @@ async def test_buy_without_enough_credits(
     assert await credits(app.state.sessionmaker, a) == 1
 
 
-async def test_gift_accepted_goes_to_my_things_equipped(
+async def test_gift_accepted_goes_to_my_things_unequipped(
     app: FastAPI, pair: tuple[int, httpx.AsyncClient, int, httpx.AsyncClient]
 ) -> None:
     a, ca, b, cb = pair
     maker = app.state.sessionmaker
+    # b wears a card back of their own choosing (bought: 15,000 of their 50,000).
+    bought = await cb.post("/api/shop/buy", json={"sku": "back_clasico"})
+    assert bought.status_code == 200, bought.text
     async with Listener(app.state.redis, f"user:{b}") as inbox:
         r = await ca.post("/api/gifts", json={"to_user_id": b, "sku": "back_azulejo"})
         assert r.status_code == 201, r.text
@@ -105,10 +109,14 @@ async def test_gift_accepted_goes_to_my_things_equipped(
     ok = await cb.post(f"/api/gifts/{gift_id}/accept")
     assert ok.status_code == 200 and ok.json()["state"] == "accepted"
     things = (await cb.get("/api/me/things")).json()
-    assert things["equipped"] == {"card_back": "back_azulejo"}
+    assert [i["sku"] for i in things["items"]] == ["back_clasico", "back_azulejo"]
+    # A gift never replaces what the player wears; equipping it is their choice.
+    assert things["equipped"] == {"card_back": "back_clasico"}
+    worn = await cb.post("/api/me/equip", json={"sku": "back_azulejo"})  # their choice
+    assert worn.json()["equipped"] == {"card_back": "back_azulejo"}
     twice = await cb.post(f"/api/gifts/{gift_id}/accept")
     assert twice.json()["error"]["code"] == "gift_already_answered"
-    assert (await cb.get("/api/wallet")).json()["coins"] == 50_000  # the gift cost b nothing
+    assert (await cb.get("/api/wallet")).json()["coins"] == 35_000  # the gift cost b nothing
     kinds = [n["kind"] for n in (await ca.get("/api/notifications")).json()["items"]]
     assert "gift_accepted" in kinds
 
@@ -192,7 +200,8 @@ async def test_gifts_to_anyone_but_yourself_and_across_a_block(
     assert note["kind"] == "gift" and note["payload"]["from_user_id"] == a
     accepted = await cs.post(f"/api/gifts/{note['payload']['gift_id']}/accept")
     assert accepted.status_code == 200, accepted.text
-    assert (await cs.get("/api/me/things")).json()["equipped"]["felt"] == "felt_verde"
+    things = (await cs.get("/api/me/things")).json()
+    assert "felt_verde" in [i["sku"] for i in things["items"]] and "felt" not in things["equipped"]
 
 
 async def test_gift_replay_with_same_key_is_refused(
