@@ -96,6 +96,16 @@ async def test_level_one_player_challenges_a_friend_and_plays(friends_server: Se
         assert r.status_code == 201, r.text
         tid = r.json()["id"]
         await b.wait_frame(lambda f: f["type"] == "challenge", since=mark)
+        # Also a row in b's notifications centre (the list and its unread badge), pushed
+        # live, and worded in b's language.
+        pushed = await b.wait_frame(
+            lambda f: f["type"] == "notification" and f["kind"] == "challenge", since=mark
+        )
+        notes = (await b.http.get("/api/notifications")).json()
+        note = next(n for n in notes["items"] if n["kind"] == "challenge")
+        assert note["id"] == pushed["id"] and not note["read"] and notes["unread"] >= 1
+        assert note["payload"]["table_id"] == tid and note["payload"]["from_user_id"] == a.id
+        assert note["text"] == f"{a.me['nickname']} te desafió a una partida"
         assert (await b.http.post(f"/api/challenges/{tid}/accept")).status_code == 200
         await a.watch(tid)
         await b.watch(tid)

@@ -12,8 +12,10 @@ from starlette.responses import Response
 
 from app.api.deps import CurrentUser, DbDep
 from app.core.errors import ERROR_RESPONSES, AppError
+from app.economy.deps import NotifierDep
+from app.economy.notify import Outbox
 from app.rules.ruleset import PRESETS
-from app.social import reach
+from app.social import notifications, reach
 from app.social.routes_prefs import LangDep
 from app.tables.live.overload import refuse_when_saturated
 from app.tables.live.protocol import REDIS_UNAVAILABLE, server_busy
@@ -197,7 +199,12 @@ async def quickplay(
     "/challenges", status_code=status.HTTP_201_CREATED, response_model=TableOut, dependencies=BUSY
 )
 async def challenge(
-    body: ChallengeIn, user: CurrentUser, svc: TablesDep, db: DbDep, lang: LangDep
+    body: ChallengeIn,
+    user: CurrentUser,
+    svc: TablesDep,
+    db: DbDep,
+    lang: LangDep,
+    notifier: NotifierDep,
 ) -> dict[str, Any]:
     await reach.count_request(svc.redis, svc.settings, user.id)
     target = await get_user_by_username(db, body.username)
@@ -231,6 +238,18 @@ async def challenge(
             "from": {"id": user.id, "name": display_name(user)},
         },
     )
+    # And a row in the notifications centre (list and unread badge): the live push above
+    # is missed by a player who is not connected.
+    outbox = Outbox()
+    await notifications.add(
+        db,
+        outbox,
+        target.id,
+        "challenge",
+        {"table_id": meta.id, "from_user_id": user.id, "from_nickname": display_name(user)},
+    )
+    await db.commit()
+    await outbox.flush(db, notifier)
     return localized(meta.public(), lang)
 
 
