@@ -3,8 +3,10 @@
 The server writes few words of its own: the names it gives tables ("¡Juega ya!", a
 challenge's name) and the text of notifications. Each is a message key rendered per
 reader: plural forms follow CLDR's categories per language and numbers are grouped the
-way each language writes them (CLDR: Spanish and Polish leave 4-digit numbers ungrouped,
-Polish groups with a no-break space). Pure: no I/O, so tables, social and economy use it.
+way each language writes them, always grouped from four digits (6.000 beside 20.000, never
+6000 beside 20.000, although CLDR leaves four digits ungrouped in Spanish and Polish; the
+client does the same, docs/decisions/0025-words-and-learning.md); Polish groups with a
+no-break space. Pure: no I/O, so tables, social and economy use it.
 """
 
 from __future__ import annotations
@@ -16,7 +18,6 @@ from collections.abc import Mapping
 LANGUAGES = ("es", "en", "pt-BR", "it", "pl")
 DEFAULT = "es"
 _GROUP = {"es": ".", "en": ",", "pt-BR": ".", "it": ".", "pl": "\u00a0"}
-_MIN_GROUPING = {"es": 2, "pl": 2}  # digits before a separator appears: 6000 but 10.000
 
 Forms = Mapping[str, str]  # plural category -> template
 Message = Mapping[str, str | Forms]
@@ -176,7 +177,7 @@ def plural(n: int, lang: str) -> str:
 def number(n: int, lang: str) -> str:
     """A whole number as ``lang`` writes it: 50.000, 50,000, 50 000 (no-break space)."""
     digits = str(abs(n))
-    if len(digits) < 4 + _MIN_GROUPING.get(lang, 1) - 1:
+    if len(digits) < 4:
         grouped = digits
     else:
         head = len(digits) % 3 or 3

@@ -133,9 +133,12 @@ function memo<T>(id: string, make: () => T): T {
   return value as T;
 }
 
-/** A number as the chosen language writes it (50.000, 50,000, 50 000). */
+/** A number as the chosen language writes it (50.000, 50,000, 50 000), grouped from four
+ * digits in every language: CLDR leaves Spanish and Polish 4-digit numbers ungrouped, and
+ * "6000" beside "20.000" on one screen reads as a mistake (the server does the same). */
 export function num(n: number): string {
-  return memo("num", () => new Intl.NumberFormat(locale(), { maximumFractionDigits: 0 })).format(n);
+  const options = { maximumFractionDigits: 0, useGrouping: "always" } as unknown as Intl.NumberFormatOptions;
+  return memo("num", () => new Intl.NumberFormat(locale(), options)).format(n);
 }
 
 /** Hours and minutes, 24-hour where the language uses it. */

@@ -147,14 +147,16 @@ def test_polish_few_and_portuguese_zero() -> None:
         "few",
     ]
     assert i18n.plural(0, "pt-BR") == "one" and i18n.plural(0, "es") == "other"
-    # CLDR: Spanish and Polish leave four digits ungrouped; the others group them.
+    # Four digits are grouped in every language, so 6.000 never stands beside 20.000
+    # written differently (CLDR would leave Spanish and Polish ones ungrouped).
     assert [i18n.number(6_000, lang) for lang in i18n.LANGUAGES] == [
-        "6000",
+        "6.000",
         "6,000",
         "6.000",
         "6.000",
-        "6000",
+        "6\u00a0000",
     ]
+    assert i18n.number(999, "es") == "999" and i18n.number(-6_000, "es") == "-6.000"
     assert i18n.render("table.challenge", "en", {"name": "Ana"}) == "Ana's challenge"
     assert i18n.render("note.level_up", "it", {"level": 2}) == "Hai raggiunto il livello 2!"
 
@@ -176,7 +178,7 @@ def test_every_notification_kind_reads_in_every_language() -> None:
         assert len(set(texts.values())) == len(texts), texts
     assert (
         i18n.notification_text("game_voided", payload, "pl")
-        == "Partia przepadła i została anulowana: zwróciliśmy Ci 2000 monet"
+        == "Partia przepadła i została anulowana: zwróciliśmy Ci 2\u00a0000 monet"
     )
 
 
