@@ -1,5 +1,6 @@
 // Tiny render helpers: h() builds elements, mount() swaps a container's children.
 import { num } from "./i18n";
+import { playerName } from "./words";
 
 export type Child = Node | string | number | null | undefined | false | Child[];
 type Handler = (ev: any) => void;
@@ -42,9 +43,10 @@ export function mount(container: HTMLElement, ...children: Child[]): void {
   append(container, children);
 }
 
-/** Text that is data (names, chat, table names): exempt from translation checks. */
+/** Text that is data (names, chat, table names): exempt from translation checks. A
+ * guest's stored name ("Invitado1234") is worded in the reader's language. */
 export function raw(text: string, tag = "span", cls = ""): HTMLElement {
-  return h(tag, { "data-raw": "", class: cls || null }, text);
+  return h(tag, { "data-raw": "", class: cls || null }, playerName(text));
 }
 
 export function fmt(n: number): string {

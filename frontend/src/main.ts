@@ -17,6 +17,9 @@ import { profileView } from "./views/profile";
 import { rankingView } from "./views/ranking";
 import { claimDialog } from "./views/account";
 import type { View } from "./view";
+import { rulesView } from "./views/learn/rules";
+import { installGuide } from "./views/learn/guide";
+import { localValidity } from "./words";
 
 export type { View };
 
@@ -48,6 +51,7 @@ function route(): void {
     case "friends": current = friendsView(box); break;
     case "profile": current = profileView(box, Number(arg) || app.me.id); break;
     case "ranking": current = rankingView(box); break;
+    case "rules": current = rulesView(box, arg); break;
     default: current = lobbyView(box);
   }
   current.render();
@@ -220,6 +224,8 @@ function tellLanguage(): void {
 
 async function start(): Promise<void> {
   await initLang();
+  localValidity();
+  installGuide();
   mount(root, h("a", { href: "#main", class: "skip" }, t("nav.skip")), header, banner, main);
   onLang(() => {
     (root.firstChild as HTMLElement).textContent = t("nav.skip");

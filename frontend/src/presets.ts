@@ -10,6 +10,9 @@ export type Preset = (typeof PRESET_NAMES)[number];
 
 export type Rules = Record<string, number | string | boolean>;
 
+/** A clean ace-to-ace canasta's bonus (RULES.md section 3), for the option's words. */
+export const ACE_TO_ACE_BONUS = 1000;
+
 const BASE: Rules = {
   pairs: true, jokers: 4, groups: true, group_distinct_suits: false, group_max: 0,
   one_group_per_rank: false, discard_pile: "open", single_take_no_discard: false,

@@ -1,6 +1,6 @@
 """Friends, the shop and gifts through the UI: one player buys an item, gifts another
-to a friend; the friend accepts it from the notifications centre and sees it equipped
-in "Mis cosas"."""
+to a friend; the friend accepts it from the notifications centre (into "Mis cosas",
+not worn), equips it from there and sees it equipped in "Mis cosas"."""
 
 from __future__ import annotations
 
@@ -49,6 +49,11 @@ def test_buy_gift_accept_and_equipped(new_context, artifacts) -> None:
     bea.goto("/#/notifications")
     bea.click("[data-kind='gift'] [data-action='accept-gift']")
     bea.wait_for_selector(f".toast.ok:has-text('{ES['gift.accepted']}')")
+    # Accepted into "Mis cosas" but not worn (a gift never replaces what Bea chose):
+    # the notification offers "Equipar", and only that puts the hat on.
+    assert bea.evaluate("() => window.__buraco.app.equipped.avatar") is None
+    bea.click("[data-kind='gift'] [data-action='equip-gift']")
+    bea.wait_for_selector(f".toast.ok:has-text('{ES['gift.equippedNow']}')")
     bea.goto("/#/things")
     hat = bea.locator("[data-sku='avatar_sombrero']")
     hat.wait_for()

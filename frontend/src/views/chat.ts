@@ -4,15 +4,21 @@ import { get, post, errorText } from "../api";
 import { h, mount, raw } from "../dom";
 import { t } from "../i18n";
 import { socket } from "../socket";
+import { app } from "../state";
 import { toast } from "../ui";
 
 export interface ChatPanel {
   el: HTMLElement;
   render(): void;
   destroy(): void;
+  /** Lines from others that arrived while the chat was hidden (a closed side panel);
+   * `open`: the chat is shown now, which counts them all as seen. */
+  unread(open: boolean): number;
 }
 
-export function chatPanel(table: string | null, opts: { compact?: boolean } = {}): ChatPanel {
+export function chatPanel(
+  table: string | null, opts: { compact?: boolean; onUnread?: () => void } = {},
+): ChatPanel {
   const channel = table ? `table:${table}` : "lobby";
   const path = table ? `/api/chat/tables/${table}` : "/api/chat/lobby";
   const id = table ? "table-chat" : "lobby-chat";
@@ -23,13 +29,24 @@ export function chatPanel(table: string | null, opts: { compact?: boolean } = {}
   const log = h("ol", { class: "chat-log", "aria-live": "polite", id: `${id}-log` });
   const input = h("input", { id: `${id}-input`, maxlength: 300, autocomplete: "off" }) as HTMLInputElement;
 
+  let unseen = 0;
+  let loaded = false; // the history's first page is not "new"
+  const shown = () => el.isConnected && el.getClientRects().length > 0;
+
   function add(items: any[]): void {
     let grew = false;
+    let fresh = 0;
     for (const m of items) {
       if (m.id <= lastId && lines.some((x) => x.id === m.id)) continue;
       lines.push(m);
       lastId = Math.max(lastId, m.id);
       grew = true;
+      if (loaded && m.user_id !== app.me?.id) fresh++;
+    }
+    loaded = true;
+    if (fresh && !shown()) {
+      unseen += fresh;
+      opts.onUnread?.();
     }
     if (grew) {
       lines = lines.sort((a, b) => a.id - b.id).slice(-100);
@@ -80,5 +97,9 @@ export function chatPanel(table: string | null, opts: { compact?: boolean } = {}
   const off = socket.on("chat", (f) => { if (f.channel === channel) add([f]); });
   poll();
   const timer = window.setInterval(poll, 4000);
-  return { el, render, destroy() { off(); window.clearInterval(timer); } };
+  function unread(open: boolean): number {
+    if (open || shown()) unseen = 0;
+    return unseen;
+  }
+  return { el, render, unread, destroy() { off(); window.clearInterval(timer); } };
 }

@@ -4,9 +4,10 @@
 import { get, post, errorText } from "../api";
 import { h, mount } from "../dom";
 import { t, tk, type Key } from "../i18n";
-import { OPTIONS, PRESETS, PRESET_NAMES, PRESET_PLAYERS, sides, type Preset, type Rules } from "../presets";
+import { ACE_TO_ACE_BONUS, OPTIONS, PRESETS, PRESET_NAMES, PRESET_PLAYERS, sides, type Preset, type Rules } from "../presets";
 import { app } from "../state";
 import { checkbox, dialog, field } from "../ui";
+import { rulesButton } from "./learn/rules";
 
 /** The smallest stake (app/tables/storage/meta.py); a table may also have none (bet 0). */
 export const MIN_BET = 6000;
@@ -109,7 +110,7 @@ export function createTableDialog(onCreated: (table: any) => void): void {
         },
       }, ...values.map((v) => {
         const key = `rule.${spec.name}.${v}`;
-        const text = tk(key);
+        const text = tk(key, undefined, { bonus: ACE_TO_ACE_BONUS });
         return h("option", { value: v, selected: v === value }, text === key ? String(v) : text);
       }));
       return field(label + changedMark, select, hint);
@@ -194,7 +195,7 @@ export function createTableDialog(onCreated: (table: any) => void): void {
   },
   h("div", { class: "grid2" },
     field(t("create.name"), name),
-    field(t("create.modality"), presetSel),
+    field(t("create.modality"), h("div", { class: "row" }, presetSel, rulesButton(() => preset, "btn ghost small"))),
     field(t("create.players"), playersSel, t("create.pairsHint")),
     h("div", null, field(t("create.bet"), bet, betHint),
       checkbox(t("create.free"), free, t("create.freeHint"))),

@@ -1,5 +1,6 @@
 // The lobby: "¡Juega ya!", wallet and daily bonus, invitations and challenges, the live
 // table list with filters, "Crear partida", online players and the lobby chat.
+import { tableTitle } from "../words";
 import { ApiError, get, post, errorText } from "../api";
 import { h, mount, raw, fmt, keepFocus } from "../dom";
 import { clockTime, dayWord, t } from "../i18n";
@@ -13,6 +14,7 @@ import { chatPanel, type ChatPanel } from "./chat";
 import { answerInvite } from "../invites";
 import { challengeDialog } from "./social";
 import type { View } from "../view";
+import { guideOffer } from "./learn/guide";
 
 const QUICK_KEY = "buraco.quick";
 
@@ -174,7 +176,8 @@ export function lobbyView(el: HTMLElement): View {
         }, ...STRENGTHS.map((s) => h("option", { value: s, selected: s === botStrength() }, strengthName(s))))),
       h("button", { type: "button", class: "btn primary huge", id: "play-now", onclick: playNow }, t("lobby.playNow")),
       h("p", { class: "hint" }, t("lobby.quickBet", { bet: fmt(6000) })),
-      special);
+      special,
+      h("a", { class: "rules-link", id: "lobby-rules", href: `#/rules/${quick.preset}` }, "? ", t("learn.title")));
   }
 
   /** A table's bet, or "Sin apuesta" for a table without stakes. */
@@ -259,7 +262,7 @@ export function lobbyView(el: HTMLElement): View {
     const seated = x.seats.filter(Boolean).length;
     const mine = x.seats.some((s: any) => s && s.user_id === app.me?.id);
     return h("li", { class: "table-row" },
-      h("div", { class: "tname" }, raw(x.name, "strong"),
+      h("div", { class: "tname" }, raw(tableTitle(x), "strong"),
         h("span", { class: "tags" },
           h("span", { class: "tag" }, presetName(x.preset)),
           x.turbo ? h("span", { class: "tag turbo" }, t("lobby.turbo")) : null,
@@ -293,7 +296,7 @@ export function lobbyView(el: HTMLElement): View {
       h("div", { class: "panel-head" }, h("h2", { id: "playing-title" }, t("lobby.playing"))),
       h("ul", { class: "table-list" }, ...playing.slice(0, 20).map((x) =>
         h("li", { class: "table-row" },
-          h("div", { class: "tname" }, raw(x.name, "strong"),
+          h("div", { class: "tname" }, raw(tableTitle(x), "strong"),
             h("span", { class: "tags" }, h("span", { class: "tag" }, presetName(x.preset)))),
           h("div", { class: "seats" },
             raw(x.seats.filter(Boolean).map((s: any) => s.name).join(" · "), "span")),
@@ -330,7 +333,7 @@ export function lobbyView(el: HTMLElement): View {
     }
     keepFocus(() => mount(el,
       h("div", { class: "lobby" },
-        h("div", { class: "col main-col" }, brokeCard(), quickCard(), invitesCard(), tablesCard(), playingCard()),
+        h("div", { class: "col main-col" }, brokeCard(), guideOffer(render), quickCard(), invitesCard(), tablesCard(), playingCard()),
         h("div", { class: "col side-col" }, walletCard(), onlineCard(), chat.el))));
     chat.render();
   }

@@ -3,7 +3,7 @@
 import { get, post, errorText } from "../api";
 import { h, mount } from "../dom";
 import { dateTime, t, tk } from "../i18n";
-import { app, changed, refreshEquipped, refreshWallet, notifParams } from "../state";
+import { app, applyLook, changed, refreshEquipped, refreshWallet, notifParams } from "../state";
 import { spinner, toast } from "../ui";
 import type { View } from "../view";
 
@@ -32,6 +32,7 @@ export function notificationsView(el: HTMLElement): View {
     try {
       await post(`/api/gifts/${n.payload.gift_id}/${accept ? "accept" : "decline"}`);
       answered.add(n.id);
+      if (accept) accepted.add(n.id);
       toast(t(accept ? "gift.accepted" : "gift.declined"), "ok");
       refreshWallet();
       refreshEquipped();
@@ -52,6 +53,41 @@ export function notificationsView(el: HTMLElement): View {
     }
   }
 
+  // An item accepted as a gift goes to "Mis cosas" unequipped: equipping it (and so
+  // replacing what the player wears) is their choice, offered here.
+  const wearable = (n: any) => n.kind === "gift" && /^(avatar|back|felt)_/.test(String(n.payload.sku ?? ""));
+  const accepted = new Set<number>();
+  const worn = new Set<number>();
+
+  async function wear(n: any): Promise<void> {
+    try {
+      const data = await post("/api/me/equip", { sku: n.payload.sku });
+      app.equipped = data.equipped;
+      applyLook();
+      worn.add(n.id);
+      changed();
+      toast(t("gift.equippedNow"), "ok");
+      render();
+    } catch (e) {
+      toast(errorText(e), "error");
+    }
+  }
+
+  async function challenge(n: any, accept: boolean): Promise<void> {
+    const id = n.payload.table_id;
+    try {
+      answered.add(n.id);
+      app.invites = app.invites.filter((i) => i.table.id !== id);
+      await post(`/api/notifications/${n.id}/read`).catch(() => undefined);
+      await post(`/api/challenges/${id}/${accept ? "accept" : "decline"}`);
+      if (accept) location.hash = `#/table/${id}`;
+      else load();
+    } catch (e) {
+      toast(errorText(e), "error");
+      load();
+    }
+  }
+
   async function readAll(): Promise<void> {
     try {
       await post("/api/notifications/read-all");
@@ -66,6 +102,16 @@ export function notificationsView(el: HTMLElement): View {
       return h("div", { class: "row" },
         h("button", { type: "button", class: "btn small primary", "data-action": "accept-gift", onclick: () => gift(n, true) }, t("common.accept")),
         h("button", { type: "button", class: "btn small", onclick: () => gift(n, false) }, t("common.decline")));
+    }
+    if (wearable(n) && accepted.has(n.id) && !worn.has(n.id) && !Object.values(app.equipped).includes(n.payload.sku)) {
+      return h("div", { class: "row" },
+        h("button", { type: "button", class: "btn small primary", "data-action": "equip-gift", onclick: () => wear(n) }, t("things.equip")),
+        h("a", { class: "btn small pink", href: `#/profile/${n.payload.from_user_id}` }, t("gift.giveBack")));
+    }
+    if (n.kind === "challenge" && n.payload.table_id && !n.read && !answered.has(n.id)) {
+      return h("div", { class: "row" },
+        h("button", { type: "button", class: "btn small primary", "data-action": "accept-challenge", onclick: () => challenge(n, true) }, t("common.accept")),
+        h("button", { type: "button", class: "btn small", "data-action": "decline-challenge", onclick: () => challenge(n, false) }, t("common.decline")));
     }
     if (n.kind === "gift" || n.kind === "gift_accepted") {
       const who = n.payload.from_user_id ?? n.payload.by_user_id;

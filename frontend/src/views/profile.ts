@@ -2,7 +2,8 @@
 // and "Retar", "Regalar", add friend, block.
 import { get, post, del, errorText } from "../api";
 import { h, mount, raw, fmt } from "../dom";
-import { t, tk } from "../i18n";
+import { dateTime, t, tk } from "../i18n";
+import { playerName } from "../words";
 import { spinner, toast, avatarImg } from "../ui";
 import { challengeDialog } from "./social";
 import { presetName } from "./createTable";
@@ -68,13 +69,28 @@ export function profileView(el: HTMLElement, userId: number): View {
             h("tbody", null, ...p.modalities.map((m: any) => h("tr", null, h("td", null, presetName(m.preset)), h("td", { "data-raw": "" }, String(m.games)), h("td", { "data-raw": "" }, String(m.wins)))))) : null),
         h("section", { class: "panel", "aria-labelledby": "rg-title" },
           h("h2", { id: "rg-title" }, t("profile.recent")),
-          p.recent_games.length ? h("ul", { class: "list" }, ...p.recent_games.map((g: any) =>
-            h("li", { class: "row between" },
-              h("span", null, presetName(g.preset), " · ", tk(`outcome.${g.outcome}`)),
-              h("span", { class: g.coins_delta >= 0 ? "ok" : "error", "data-raw": "" }, `${g.coins_delta >= 0 ? "+" : ""}${fmt(g.coins_delta)}`)))) :
+          p.recent_games.length ? h("ul", { class: "list recent-games", id: "recent-games" }, ...p.recent_games.map((g: any) => gameLine(g, p.nickname))) :
             h("p", { class: "empty" }, t("profile.noGames"))))));
   }
 
   load();
   return { render };
+}
+
+/** One finished game: modality, result, opponents, score and date, coins won or lost. */
+function gameLine(g: any, me: string): HTMLElement {
+  const others = (g.players ?? []).filter((n: string) => n && n !== me).map(playerName);
+  const totals: number[] | null = g.totals;
+  const ours = totals ? totals[g.team] : null;
+  const theirs = totals ? Math.max(...totals.filter((_, i) => i !== g.team)) : null;
+  return h("li", { class: "game-line", "data-outcome": g.outcome },
+    h("div", { class: "row between" },
+      h("strong", null, presetName(g.preset), " · ", tk(`outcome.${g.outcome}`)),
+      h("span", { class: g.coins_delta >= 0 ? "ok" : "error", "data-raw": "" }, `${g.coins_delta >= 0 ? "+" : ""}${fmt(g.coins_delta)}`)),
+    h("div", { class: "row between small muted" },
+      h("span", null,
+        others.length ? t("profile.vs", { names: others.join(", ") }) : "",
+        g.with_bots && !others.length ? t("profile.withBots") : "",
+        ours !== null && theirs !== null && Number.isFinite(theirs) ? ` · ${t("profile.score", { us: fmt(ours), them: fmt(theirs) })}` : ""),
+      h("time", { datetime: g.ended_at }, dateTime(new Date(g.ended_at)))));
 }

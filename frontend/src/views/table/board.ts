@@ -1,6 +1,7 @@
 // The table screen as one Preact tree: the head (scores, sound, motion, leave), the felt
 // with the seats around it, the waiting room, the side panel (moves, chat) and the
 // end-of-hand sheet. One screen, no page scroll: see the grid in styles.css.
+import { playerName, tableTitle } from "../../words";
 import { h, type VNode } from "preact";
 import { botStrength, setBotStrength, STRENGTHS, strengthName } from "../../botStrength";
 import { toast } from "../../ui";
@@ -20,6 +21,7 @@ import { vRaw } from "./vcards";
 import { emotePicker } from "./emotes";
 import { seatMenu } from "../seatMenu";
 import { rematchView, type RematchState } from "./rematch";
+import { openRules } from "../learn/rules";
 
 export interface Screen {
   tableId: string;
@@ -60,6 +62,7 @@ export interface Actions {
   verify: (gameId: string) => void;
   repaint: () => void;
   chatEl: HTMLElement;
+  chatUnread: (open: boolean) => number;
   myTurn: boolean;
   canDraw: boolean;
   canPlay: boolean;
@@ -75,7 +78,10 @@ function sideName(s: Screen, team: number): string {
   if (!g) return "";
   const seats = g.teams.map((tm, i) => (tm === team ? i : -1)).filter((i) => i >= 0);
   if (s.seat !== null && teamOf(g, s.seat) === team) return seats.length > 1 ? t("table.us") : t("table.you");
-  return seats.map((i) => s.meta?.seats?.[i]?.name ?? t("table.seatN", { n: i + 1 })).join(" & ");
+  return seats.map((i) => {
+    const name = s.meta?.seats?.[i]?.name;
+    return name ? playerName(name) : t("table.seatN", { n: i + 1 });
+  }).join(" & ");
 }
 
 // ------------------------------------------------------------------ head
@@ -89,7 +95,7 @@ function headView(s: Screen, a: Actions): VNode<any> {
   const sp = enabled() ? speed() : "off";
   return h("header", { key: "head", class: "table-head" },
     h("div", { class: "title" },
-      h("h1", null, vRaw(m.name)),
+      h("h1", null, vRaw(tableTitle(m))),
       h("span", { class: "tags" },
         h("span", { class: "tag" }, presetName(m.preset)),
         h("span", { class: "tag" }, coinVNode(), h("span", { "data-raw": "" }, fmt(m.bet))),
@@ -111,7 +117,11 @@ function headView(s: Screen, a: Actions): VNode<any> {
         type: "button", id: "side-toggle", class: "icon-btn tool", "aria-expanded": String(s.sideOpen),
         "aria-controls": "table-side", "aria-label": t("table.side"), title: t("table.side"),
         onclick: () => { s.sideOpen = !s.sideOpen; a.repaint(); },
-      }, icon("chat")),
+      }, icon("chat"), unreadBadge(a.chatUnread(s.sideOpen))),
+      h("button", {
+        type: "button", id: "rules-help", class: "icon-btn tool rules-help", "aria-label": t("learn.help"), title: t("learn.help"),
+        onclick: () => openRules(m.preset),
+      }, "?"),
       h("button", {
         type: "button", id: "emote-toggle", class: "icon-btn tool", "aria-expanded": String(s.emoteOpen),
         "aria-controls": "emote-picker", "aria-label": t("table.emotes"), title: t("table.emotes"),
@@ -121,6 +131,11 @@ function headView(s: Screen, a: Actions): VNode<any> {
         type: "button", class: "btn ghost small", id: "leave", onclick: a.leave,
         title: t(s.seat !== null && m.status === "playing" ? "table.leave" : "table.backToLobby"),
       }, icon("exit"), h("span", { class: "lbl" }, t(s.seat !== null && m.status === "playing" ? "table.leave" : "table.backToLobby")))));
+}
+
+/** The count of chat lines not yet seen, on the chat button. */
+function unreadBadge(n: number): VNode<any> | null {
+  return n > 0 ? h("span", { class: "badge chat-unread", id: "chat-unread", "aria-label": t("nav.unread", { n }) }, n > 99 ? "99+" : fmt(n)) : null;
 }
 
 // Small line icons drawn as SVG paths (no icon font, no emoji font needed).
@@ -357,7 +372,9 @@ function reasonText(s: Screen, r: HandResult, myTeam: number): string {
     const partners = s.game!.teams.filter((tm) => tm === myTeam).length;
     return t(partners > 1 ? "result.reason.closedUs" : "result.reason.closedYou");
   }
-  return tk(`result.reason.${r.reason}`, "result.reason.other", { side: r.closer >= 0 ? sideName(s, r.closer) : "" });
+  // n: the players on the closing side, so a pair takes the plural verb ("cerraron").
+  const n = r.closer >= 0 ? s.game!.teams.filter((tm) => tm === r.closer).length : 1;
+  return tk(`result.reason.${r.reason}`, "result.reason.other", { side: r.closer >= 0 ? sideName(s, r.closer) : "", n });
 }
 
 function resultOverlay(s: Screen, r: HandResult, a: Actions): VNode<any> {
@@ -365,9 +382,10 @@ function resultOverlay(s: Screen, r: HandResult, a: Actions): VNode<any> {
   const myTeam = s.seat !== null ? teamOf(g, s.seat) : -1;
   const won = r.match_over ? r.match_winner : r.winner;
   const side = (tm: number) => sideName(s, tm);
+  const n = g.teams.filter((tm) => tm === won).length; // a pair takes the plural verb
   const headline = myTeam >= 0
-    ? t(won === myTeam ? (r.match_over ? "result.youWinMatch" : "result.youWinHand") : (r.match_over ? "result.theyWinMatch" : "result.theyWinHand"), { side: side(won) })
-    : t("result.sideWins", { side: side(won) });
+    ? t(won === myTeam ? (r.match_over ? "result.youWinMatch" : "result.youWinHand") : (r.match_over ? "result.theyWinMatch" : "result.theyWinHand"), { side: side(won), n })
+    : t("result.sideWins", { side: side(won), n });
   const close = () => { s.shownResult = null; a.repaint(); };
   return h("div", { key: "result", class: "overlay result", role: "dialog", "aria-modal": "true", "aria-labelledby": "result-title" },
     h("div", { class: "dialog wide" },

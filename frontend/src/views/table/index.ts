@@ -1,6 +1,7 @@
 // The table: its state, the socket frames that change it, the player's commands, and one
 // render per animation frame with Preact (elements kept, so moves can be animated). The
 // parts it draws live beside it: seats, piles, melds, hand, clock, motion, sound.
+import { playerName } from "../../words";
 import { render } from "preact";
 import { get, post, errorText } from "../../api";
 import { cardLabel, cardsLabel } from "../../cards";
@@ -37,7 +38,7 @@ export function tableView(el: HTMLElement, tableId: string): View {
     shownResult: null, deadline: null, verifyState: "idle", missing: "", sideOpen: false, now: socket.serverNow(),
     emotes: {}, emoteOpen: false, ownedEmotes: [], rematch: null,
   };
-  const chat = chatPanel(tableId, { compact: true });
+  const chat = chatPanel(tableId, { compact: true, onUnread: () => schedule() });
   let seq = 0;
   let arrivals: number[] = [];
   let frame = 0;
@@ -154,7 +155,8 @@ export function tableView(el: HTMLElement, tableId: string): View {
 
   function seatName(n: number): string {
     if (n === s.seat) return t("table.you");
-    return s.meta?.seats?.[n]?.name ?? t("table.seatN", { n: n + 1 });
+    const name = s.meta?.seats?.[n]?.name;
+    return name ? playerName(name) : t("table.seatN", { n: n + 1 });
   }
 
   function log(e: any, say = false): void {
@@ -392,7 +394,7 @@ export function tableView(el: HTMLElement, tableId: string): View {
     if (moving) finishAll();
     render(tableScreen(s, {
       draw, takePile: () => takePile(), meld, discard, addTo, toggle, leave, playAgain, act, verify, repaint: paint,
-      chatEl: chat.el, myTurn: myTurn(), canDraw: canDraw(), canPlay: canPlay(), chosen: chosen(), seatName, sendEmote,
+      chatEl: chat.el, chatUnread: chat.unread, myTurn: myTurn(), canDraw: canDraw(), canPlay: canPlay(), chosen: chosen(), seatName, sendEmote,
       rematch: () => rematch(), declineRematch: () => rematch(true),
     }), el);
     if (!chatPainted) {

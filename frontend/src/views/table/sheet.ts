@@ -25,7 +25,11 @@ export function moveText(e: any, name: (seat: number) => string, me: number | nu
     case "hand_ended": return t("move.handEnded");
     // seat facts (presence, bot takeover, the clock playing a turn)
     case "timeout": return e.you ? t("table.timedOutYou") : t("table.timedOut", { who });
-    case "bot_takeover": return t("table.botTook", { who, why: tk(`takeover.${e.reason}`, "takeover.abandon") });
+    case "bot_takeover": { // your own seat in the second person: "Un bot juega por ti: abandonaste…"
+      const you = e.seat === me;
+      const why = tk(`takeover.${e.reason}${you ? "You" : ""}`, you ? "takeover.abandonYou" : "takeover.abandon");
+      return t(you ? "table.botTookYou" : "table.botTook", { who, why });
+    }
     case "away": return t("table.awayToast", { who, n: e.secs });
     case "back": return t("table.backToast", { who });
     default: return null;

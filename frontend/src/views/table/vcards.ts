@@ -1,4 +1,5 @@
 // Cards as Preact nodes (the table's renderer); cards.ts keeps the names and labels.
+import { playerName } from "../../words";
 import { h, type VNode } from "preact";
 import { cardLabel, parse, suitClass, SYMBOL } from "../../cards";
 import { t } from "../../i18n";
@@ -34,9 +35,10 @@ export function vBack(cls = "", props: Props = {}): VNode<any> {
   return h("span", { class: `card back ${cls}`, "aria-hidden": "true", ...props });
 }
 
-/** Text that is data (names): exempt from the translation checks. */
+/** Text that is data (names): exempt from the translation checks; a guest's name is
+ * worded in the reader's language (words.ts). */
 export function vRaw(text: string, cls = ""): VNode<any> {
-  return h("span", { "data-raw": "", class: cls || undefined }, text);
+  return h("span", { "data-raw": "", class: cls || undefined }, playerName(text));
 }
 
 /** A plain DOM card for a flight (motion.ts): face up when the card is known. */
