@@ -227,7 +227,18 @@ function matching(text: string, open: number): number {
 }
 
 function show(value: string | number): string {
-  return typeof value === "number" ? num(value) : value;
+  return typeof value === "number" ? num(value) : guestName(value);
+}
+
+// A guest's stored nickname (app/users/schemas.py GUEST_NICKNAME_PREFIX + digits; a
+// registered name may not look like it) is shown in the reader's language, also where it
+// is a message's parameter ("Invitado1234 te desafió" → "Guest 1234 challenged you").
+const GUEST = /^Invitado(\d{1,8})$/;
+
+/** A name as shown: a guest's number in the reader's language, any other name as is. */
+export function guestName(name: string): string {
+  const m = GUEST.exec(name);
+  return m ? t("profile.guestName", { no: m[1] }) : name;
 }
 
 function argument(part: { name: string; raw: string; forms?: Record<string, Part[]> }, params?: Params): string {

@@ -2,15 +2,12 @@
 // guest names ("Invitado1234" is stored; "Guest 1234" is shown in English), server-made
 // table names (quick play, challenges), and the browser's own form-validation bubbles
 // (which would otherwise speak the browser's language, not the page's).
-import { t } from "./i18n";
+import { guestName, t } from "./i18n";
 
-// app/users/schemas.py GUEST_NICKNAME_PREFIX: a registered name may not look like this.
-const GUEST = /^Invitado(\d{1,8})$/;
-
-/** A player's name as shown: a guest's number in the reader's language. */
+/** A player's name as shown: a guest's number in the reader's language (i18n.ts; message
+ * parameters get the same). */
 export function playerName(name: string): string {
-  const m = GUEST.exec(name);
-  return m ? t("profile.guestName", { no: m[1] }) : name;
+  return guestName(name);
 }
 
 /** A table's name as shown: one the server made (name_key) is worded here, so it follows

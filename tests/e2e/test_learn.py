@@ -146,10 +146,15 @@ def test_validation_bubbles_and_guest_names_in_the_page_language(new_context) ->
     page.wait_for_selector("#play-guest")
     assert page.evaluate("() => document.documentElement.lang") == "pl"
     page.click("form button[type=submit]")  # empty: the browser refuses it, in Polish
-    message = page.evaluate("() => document.querySelector('input[name=username]').validationMessage")
+    message = page.evaluate(
+        "() => document.querySelector('input[name=username]').validationMessage"
+    )
     assert message == DICTS["pl"]["form.required"]
     page.fill("input[name=username]", "ab")
-    assert page.evaluate("() => document.querySelector('input[name=username]').validationMessage") == ""
+    assert (
+        page.evaluate("() => document.querySelector('input[name=username]').validationMessage")
+        == ""
+    )
     page.click("#play-guest")
     page.wait_for_selector("#play-now")
     me = page.evaluate("() => fetch('/api/me').then(r => r.json())")
@@ -160,7 +165,8 @@ def test_validation_bubbles_and_guest_names_in_the_page_language(new_context) ->
     assert page.text_content(".profile-head h1") == f"Gość {number.group(1)}"
     _set_lang(page, "en")
     page.wait_for_function(
-        f"() => document.querySelector('.profile-head h1').textContent === 'Guest {number.group(1)}'"
+        "(name) => document.querySelector('.profile-head h1').textContent === name",
+        arg=f"Guest {number.group(1)}",
     )
 
 
@@ -173,8 +179,10 @@ def test_chat_badge_and_profile_recent_games(new_context, artifacts) -> None:
     table = ana.evaluate(CREATE_FREE, short)
     ana.goto(f"/#/table/{table}")
     ana.wait_for_selector("#side-toggle")
-    bea.evaluate(f"() => fetch('/api/tables/{table}/sit', {{method: 'POST', headers: "
-                 "{'Content-Type': 'application/json'}, body: '{}'})")
+    bea.evaluate(
+        f"() => fetch('/api/tables/{table}/sit', {{method: 'POST', headers: "
+        "{'Content-Type': 'application/json'}, body: '{}'})"
+    )
     # Lines from Bea while Ana's chat is closed (a phone: the side panel is shut).
     for text in ("hola", "¿jugamos?"):
         bea.evaluate(

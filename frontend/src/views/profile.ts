@@ -66,7 +66,7 @@ export function profileView(el: HTMLElement, userId: number): View {
           h("p", null, t("profile.gamesWins", { games: p.games, wins: p.wins })),
           p.modalities.length ? h("table", { class: "grid-table" },
             h("thead", null, h("tr", null, h("th", { scope: "col" }, t("lobby.modality")), h("th", { scope: "col" }, t("profile.games")), h("th", { scope: "col" }, t("profile.wins")))),
-            h("tbody", null, ...p.modalities.map((m: any) => h("tr", null, h("td", null, presetName(m.preset)), h("td", { "data-raw": "" }, String(m.games)), h("td", { "data-raw": "" }, String(m.wins)))))) : null),
+            h("tbody", null, ...p.modalities.map((m: any) => h("tr", null, h("td", null, presetName(m.preset)), h("td", { "data-raw": "" }, fmt(m.games)), h("td", { "data-raw": "" }, fmt(m.wins)))))) : null),
         h("section", { class: "panel", "aria-labelledby": "rg-title" },
           h("h2", { id: "rg-title" }, t("profile.recent")),
           p.recent_games.length ? h("ul", { class: "list recent-games", id: "recent-games" }, ...p.recent_games.map((g: any) => gameLine(g, p.nickname))) :

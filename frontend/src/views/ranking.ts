@@ -59,9 +59,9 @@ export function rankingView(el: HTMLElement): View {
           h("table", { class: "grid-table rank" },
             h("thead", null, h("tr", null, h("th", { scope: "col" }, "#"), h("th", { scope: "col" }, t("ranking.player")), h("th", { scope: "col" }, t("ranking.level")), h("th", { scope: "col" }, t("ranking.xp")))),
             h("tbody", null, ...rows.map((r) => h("tr", { class: r.user_id === app.me?.id ? "me" : null },
-              h("td", { "data-raw": "" }, String(r.rank)),
+              h("td", { "data-raw": "" }, fmt(r.rank)),
               h("td", null, h("a", { href: `#/profile/${r.user_id}` }, raw(r.nickname))),
-              h("td", { "data-raw": "" }, String(r.level)),
+              h("td", { "data-raw": "" }, fmt(r.level)),
               h("td", { "data-raw": "" }, fmt(r.xp)))))) :
           h("p", { class: "empty" }, t("ranking.empty")))));
   }

@@ -179,7 +179,7 @@ function seatOf(s: Screen, g: GameView, n: number): VNode<any> {
   const you = n === s.seat;
   const team = teamOf(g, n);
   return seatView({
-    seat: n, pos: seatPos(g.players, s.seat, n), name: info.name,
+    seat: n, pos: seatPos(g.players, s.seat, n), name: playerName(info.name),
     avatar: info.avatar ?? (you ? app.equipped.avatar : null) ?? "avatar_default",
     back: info.card_back ?? "back_default",
     emote: (s.emotes[n]?.until ?? 0) > Date.now() ? s.emotes[n].sku : null,
