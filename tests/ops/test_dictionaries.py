@@ -53,7 +53,10 @@ def test_one_name_per_game_term(lang: str) -> None:
 def test_italian_and_polish_name_the_pile_and_the_muerto_one_way() -> None:
     # Every sentence about the pile or the muerto in Spanish uses the glossary's one word
     # in Italian and Polish (a stem, for Polish's cases: stos, stosu, stosem...).
-    stems = {"it": {"pozo": "scart", "muerto": "pozzett"}, "pl": {"pozo": "stos", "muerto": "muerto"}}
+    stems = {
+        "it": {"pozo": "scart", "muerto": "pozzett"},
+        "pl": {"pozo": "stos", "muerto": "muerto"},
+    }
     for lang, pairs in stems.items():
         for key, text in DICTS["es"].items():
             for es_word, stem in pairs.items():
