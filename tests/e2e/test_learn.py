@@ -99,6 +99,7 @@ def test_rules_from_the_create_dialog_and_the_table(new_context) -> None:
     page.keyboard.press("Escape")
     table = page.evaluate(CREATE_FREE, {})
     page.goto(f"/#/table/{table}")
+    page.click("#side-toggle")  # on a phone the side panel (moves, chat, rules) is shut
     page.click("#rules-help")
     page.wait_for_selector("#rules-dialog .learn-body[data-preset='cerrado']")
     assert page.locator("#rules-dialog .learn-cards .card").count() >= 20
@@ -208,3 +209,81 @@ def test_chat_badge_and_profile_recent_games(new_context, artifacts) -> None:
     ana.screenshot(path=str(artifacts / "profile-390.png"), full_page=True)
     ana.set_viewport_size({"width": 1366, "height": 768})
     ana.screenshot(path=str(artifacts / "profile-1366.png"), full_page=True)
+
+
+# What a pair, a single opponent and your own seat read like, in each language.
+SIDE_WORDS = """() => {
+  const t = window.__buraco.i18n.t;
+  return [
+    t('result.reason.closed', { side: 'Bot Luis & Bot Jorge', n: 2 }),
+    t('result.reason.closed', { side: 'Bot Luis', n: 1 }),
+    t('result.sideWins', { side: 'Bot Luis & Bot Jorge', n: 2 }),
+    t('table.botTookYou', { who: '', why: t('takeover.abandonYou') }),
+    t('invite.received', { name: 'Invitado1234' }),
+  ];
+}"""
+
+EXPECTED_WORDS = {
+    "es": [
+        "Bot Luis & Bot Jorge cerraron la mano.",
+        "Bot Luis cerró la mano.",
+        "Ganan Bot Luis & Bot Jorge",
+        "Un bot juega ahora por ti: abandonaste la partida.",
+    ],
+    "pt": [
+        "Bot Luis & Bot Jorge bateram.",
+        "Bot Luis bateu.",
+        "Bot Luis & Bot Jorge venceram",
+        "Um bot agora joga por você: você abandonou a partida.",
+    ],
+    "it": [
+        "Bot Luis & Bot Jorge hanno chiuso.",
+        "Bot Luis ha chiuso.",
+        "Vincono Bot Luis & Bot Jorge",
+        "Ora un bot gioca per te: hai lasciato la partita.",
+    ],
+    "pl": [
+        "Rozdanie zamykają: Bot Luis & Bot Jorge.",
+        "Rozdanie zamyka: Bot Luis.",
+        "Wygrywają: Bot Luis & Bot Jorge",
+        "Teraz za ciebie gra bot: opuściłeś grę.",
+    ],
+}
+GUEST = {
+    "es": "Invitado 1234",
+    "en": "Guest 1234",
+    "pt": "Convidado 1234",
+    "it": "Ospite 1234",
+    "pl": "Gość 1234",
+}
+
+
+def test_pairs_take_the_plural_and_your_seat_the_second_person(new_context) -> None:
+    page = new_context().new_page()
+    as_guest(page)
+    for lang in LANGS:
+        _set_lang(page, lang)
+        words = page.evaluate(SIDE_WORDS)
+        if lang in EXPECTED_WORDS:
+            assert words[:4] == EXPECTED_WORDS[lang], (lang, words)
+        assert GUEST[lang] in words[4] and "Invitado1234" not in words[4], (lang, words[4])
+
+
+def test_quick_play_table_title_follows_the_language(new_context) -> None:
+    host = new_context().new_page()
+    as_guest(host)
+    host.evaluate(
+        "() => fetch('/api/quickplay', {method: 'POST', headers: {'Content-Type':"
+        " 'application/json'}, body: JSON.stringify({preset: 'cerrado', players: 2,"
+        " bots_after_seconds: null})})"
+    )
+    viewer = new_context(locale="en-GB").new_page()
+    as_guest(viewer)
+    for lang in ("en", "it", "pl", "es"):
+        if lang != "en":
+            _set_lang(viewer, lang)
+        viewer.wait_for_function(
+            "(title) => [...document.querySelectorAll('.tname strong')]"
+            ".some(e => e.textContent === title)",
+            arg=DICTS[lang]["lobby.quickTitle"],
+        )

@@ -119,10 +119,6 @@ function headView(s: Screen, a: Actions): VNode<any> {
         onclick: () => { s.sideOpen = !s.sideOpen; a.repaint(); },
       }, icon("chat"), unreadBadge(a.chatUnread(s.sideOpen))),
       h("button", {
-        type: "button", id: "rules-help", class: "icon-btn tool rules-help", "aria-label": t("learn.help"), title: t("learn.help"),
-        onclick: () => openRules(m.preset),
-      }, "?"),
-      h("button", {
         type: "button", id: "emote-toggle", class: "icon-btn tool", "aria-expanded": String(s.emoteOpen),
         "aria-controls": "emote-picker", "aria-label": t("table.emotes"), title: t("table.emotes"),
         onclick: () => { s.emoteOpen = !s.emoteOpen; a.repaint(); },
@@ -347,6 +343,10 @@ function inviteForm(a: Actions): VNode<any> {
 
 function sideView(s: Screen, a: Actions): VNode<any> {
   return h("aside", { key: "side", id: "table-side", class: `table-side ${s.sideOpen ? "open" : ""}` },
+    h("button", {
+      type: "button", id: "rules-help", class: "btn small ghost rules-help", title: t("learn.help"),
+      onclick: () => openRules(s.meta?.preset ?? ""),
+    }, "? ", t("learn.title")),
     h("section", { class: "panel moves", "aria-labelledby": "moves-title" },
       h("h2", { id: "moves-title" }, t("table.moves")),
       h("ol", { class: "move-log", "aria-live": "polite" }, ...s.moves.slice(0, 12).map((m, i) =>
