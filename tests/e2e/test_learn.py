@@ -56,6 +56,7 @@ def test_rules_screen_in_every_language_with_cards(new_context, artifacts) -> No
         as_guest(page)
         page.click("#guide-no")  # the guided hand's offer, declined: it does not return
         assert page.locator("#guide-offer").count() == 0
+        assert page.evaluate(BARE_NUMBERS) == []  # the lobby: balances, bets, filters
         page.click("#lobby-rules")
         page.wait_for_selector("#rules-page")
         assert page.locator("#rules-page .learn-cards .card").count() >= 20
