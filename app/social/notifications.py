@@ -93,12 +93,25 @@ async def mark_all_read(db: AsyncSession, outbox: Outbox, user_id: int) -> None:
 
 async def mark_gift_read(db: AsyncSession, outbox: Outbox, user_id: int, gift_id: int) -> None:
     """Answering a gift also reads its notification."""
+    await _mark_read(db, outbox, user_id, "gift", "gift_id", gift_id)
+
+
+async def mark_challenge_read(
+    db: AsyncSession, outbox: Outbox, user_id: int, table_id: str
+) -> None:
+    """Answering a challenge (from the lobby, a toast or the centre) reads its notification."""
+    await _mark_read(db, outbox, user_id, "challenge", "table_id", table_id)
+
+
+async def _mark_read(
+    db: AsyncSession, outbox: Outbox, user_id: int, kind: str, field: str, value: object
+) -> None:
     stmt = select(Notification).where(
         Notification.user_id == user_id,
-        Notification.kind == "gift",
+        Notification.kind == kind,
         Notification.read_at.is_(None),
     )
     for note in (await db.execute(stmt)).scalars():
-        if note.payload.get("gift_id") == gift_id:
+        if note.payload.get(field) == value:
             note.read_at = utcnow()
     outbox.unread.add(user_id)

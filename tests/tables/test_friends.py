@@ -107,6 +107,9 @@ async def test_level_one_player_challenges_a_friend_and_plays(friends_server: Se
         assert note["payload"]["table_id"] == tid and note["payload"]["from_user_id"] == a.id
         assert note["text"] == f"{a.me['nickname']} te desafió a una partida"
         assert (await b.http.post(f"/api/challenges/{tid}/accept")).status_code == 200
+        # Answered (here, as from the lobby's toast): its notification is read.
+        notes = (await b.http.get("/api/notifications")).json()
+        assert next(n for n in notes["items"] if n["id"] == note["id"])["read"] is True
         await a.watch(tid)
         await b.watch(tid)
         for p in (a, b):
@@ -490,6 +493,8 @@ async def test_a_declined_turbo_challenge_gives_its_credit_back(servers: list[Se
         assert (await a.http.get("/api/wallet")).json()["credits"] == 4
         r = await b.http.post(f"/api/challenges/{r.json()['id']}/decline")
         assert r.status_code == 200, r.text
+        notes = (await b.http.get("/api/notifications")).json()
+        assert [n["read"] for n in notes["items"] if n["kind"] == "challenge"] == [True]
         wallet = (await a.http.get("/api/wallet")).json()
         assert (wallet["credits"], wallet["coins"]) == (5, 50_000)
     finally:

@@ -255,13 +255,14 @@ async def challenge(
 
 @router.post("/challenges/{table_id}/accept", response_model=SeatTakenOut, dependencies=BUSY)
 async def accept_challenge(
-    table_id: str, user: CurrentUser, svc: TablesDep, db: DbDep
+    table_id: str, user: CurrentUser, svc: TablesDep, db: DbDep, notifier: NotifierDep
 ) -> dict[str, Any]:
     meta = await _challenge_for(svc, table_id, user)
     await reach.check_unblocked(db, user.id, meta.host, "challenge")
     seat = await lobby.sit(
         svc, table_id, user.id, display_name(user), None, await equipped(db, user.id)
     )
+    await _answered(db, notifier, user.id, table_id)
     await svc.notify_user(
         meta.host,
         {
@@ -274,7 +275,9 @@ async def accept_challenge(
 
 
 @router.post("/challenges/{table_id}/decline", response_model=DeclinedOut)
-async def decline_challenge(table_id: str, user: CurrentUser, svc: TablesDep) -> dict[str, Any]:
+async def decline_challenge(
+    table_id: str, user: CurrentUser, svc: TablesDep, db: DbDep, notifier: NotifierDep
+) -> dict[str, Any]:
     meta = await _challenge_for(svc, table_id, user)
 
     def decide(v: int, current: TableMeta, state: Any) -> Change:
@@ -290,6 +293,7 @@ async def decline_challenge(table_id: str, user: CurrentUser, svc: TablesDep) ->
     if meta.special:  # a turbo challenge held the host's credit
         await svc.hooks.refund_special_table(meta.host, table_id)
     await svc.store.expire(table_id, 600)
+    await _answered(db, notifier, user.id, table_id)
     await svc.notify_user(
         meta.host,
         {
@@ -299,6 +303,14 @@ async def decline_challenge(table_id: str, user: CurrentUser, svc: TablesDep) ->
         },
     )
     return {"table": table_id, "declined": True}
+
+
+async def _answered(db: DbDep, notifier: NotifierDep, user_id: int, table_id: str) -> None:
+    """An answered challenge's notification is read (the unread badge follows)."""
+    outbox = Outbox()
+    await notifications.mark_challenge_read(db, outbox, user_id, table_id)
+    await db.commit()
+    await outbox.flush(db, notifier)
 
 
 async def _challenge_for(svc: TableService, table_id: str, user: User) -> TableMeta:
