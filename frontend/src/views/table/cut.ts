@@ -27,7 +27,7 @@ function Countdown({ deadline }: { deadline: number | null }): VNode<any> | null
   }, []);
   if (!deadline) return null;
   const left = Math.max(0, Math.ceil(deadline - now));
-  return h("span", { class: "cut-left", "aria-live": "off" }, t("cut.left", { s: left }));
+  return h("span", { class: "cut-left", "aria-live": "off" }, t("table.secondsLeft", { n: left }));
 }
 
 function Deck({ p, tableId }: { p: CutPrompt; tableId: string }): VNode<any> {
