@@ -26,7 +26,7 @@ function Countdown({ deadline }: { deadline: number | null }): VNode<any> | null
     return () => window.clearInterval(timer);
   }, []);
   if (!deadline) return null;
-  const left = Math.max(0, Math.ceil(deadline - now));
+  const left = Math.max(0, Math.floor(deadline - now));
   return h("span", { class: "cut-left", "aria-live": "off" }, t("table.secondsLeft", { n: left }));
 }
 
