@@ -2,7 +2,7 @@
 // render per animation frame with Preact (elements kept, so moves can be animated). The
 // parts it draws live beside it: seats, piles, melds, hand, clock, motion, sound.
 import { playerName } from "../../words";
-import { render } from "preact";
+import { Fragment, h as vh, render } from "preact";
 import { get, post, errorText } from "../../api";
 import { cardLabel, cardsLabel } from "../../cards";
 import { applyEvent, sameCards, type HandResult } from "../../game";
@@ -23,6 +23,7 @@ import { baseView, moveText } from "./sheet";
 import { play } from "./sound";
 import { EMOTE_SHOWN_MS } from "./emotes";
 import type { RematchState } from "./rematch";
+import { cutView } from "./cut";
 
 // Paint-latency probes read by the browser tests: for each frame from the server, when it
 // arrived, the timestamp of the animation frame that painted it and the ms until that
@@ -392,11 +393,11 @@ export function tableView(el: HTMLElement, tableId: string): View {
     // so the layout is still clean and the read costs nothing.
     const before = animate ? measure(el) : new Map();
     if (moving) finishAll();
-    render(tableScreen(s, {
+    render(vh(Fragment, null, tableScreen(s, {
       draw, takePile: () => takePile(), meld, discard, addTo, toggle, leave, playAgain, act, verify, repaint: paint,
       chatEl: chat.el, chatUnread: chat.unread, myTurn: myTurn(), canDraw: canDraw(), canPlay: canPlay(), chosen: chosen(), seatName, sendEmote,
       rematch: () => rematch(), declineRematch: () => rematch(true),
-    }), el);
+    }), cutView(s.meta?.cut, s.seat, tableId, seatName)), el);
     if (!chatPainted) {
       chat.render();
       chatPainted = true;
