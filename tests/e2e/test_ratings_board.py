@@ -10,7 +10,7 @@ from pathlib import Path
 import asyncpg
 
 from tests.e2e.conftest import _e2e_urls
-from tests.e2e.helpers import register
+from tests.e2e.helpers import open_table, register
 from tests.support import asyncpg_dsn, in_thread
 
 I18N = Path(__file__).resolve().parents[2] / "frontend/src/i18n"
@@ -77,3 +77,36 @@ def test_rating_leaderboard_and_profile(new_context, artifacts, pg_url, redis_ur
         assert cell.inner_text() == "1840"
         page.screenshot(path=str(artifacts / f"profile-rating-{width}.png"), full_page=True)
         assert page.evaluate("() => document.documentElement.scrollWidth") <= width
+
+
+def test_ratings_next_to_names_in_the_lobby_and_at_the_table(
+    new_context, artifacts, pg_url, redis_url
+) -> None:
+    db_url, _ = _e2e_urls(pg_url, redis_url)
+    for width, height in ((390, 844), (1366, 768)):
+        host = new_context(width, height, locale="es-ES").new_page()
+        host_name = register(host, "rh")
+        in_thread(asyncio.run, _seed(db_url, host_name))  # a settled 1840 in cerrado 2p
+        tid = open_table(host, players=2, preset="cerrado", name=f"Rating {width}")
+        guest = new_context(width, height, locale="es-ES").new_page()
+        register(guest, "rg")
+        guest.goto("/#/lobby")
+        row = guest.locator(".table-row", has_text=f"Rating {width}")
+        row.wait_for()
+        assert row.locator(".tag.rating").inner_text() == "1840"
+        row.scroll_into_view_if_needed()
+        guest.screenshot(path=str(artifacts / f"lobby-rating-{width}.png"))
+        assert guest.evaluate("() => document.documentElement.scrollWidth") <= width
+        row.locator("button", has_text=words_es("lobby.sit")).click()
+        guest.wait_for_url(f"**/#/table/{tid}")
+        seat = guest.locator(".opponents .seat .tag.rating")
+        seat.wait_for()
+        assert seat.inner_text() == "1840"
+        # The newcomer's own rating, provisional: "1000?".
+        mine = guest.locator(".seat.pos-bottom .tag.rating")
+        assert mine.inner_text() == "1000?"
+        guest.screenshot(path=str(artifacts / f"table-rating-{width}.png"))
+
+
+def words_es(key: str) -> str:
+    return str(json.loads((I18N / "es.json").read_text())[key])
