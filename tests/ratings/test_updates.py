@@ -13,6 +13,7 @@ from app.ratings.models import RatingEvent
 from app.ratings.service import (
     MODEL,
     PROVISIONAL_GAMES,
+    RatedArchive,
     display_rating,
     rate_game_id,
     seat_ratings,
@@ -198,3 +199,9 @@ async def _games_of(maker: object) -> list[str]:
     async with maker() as db:  # type: ignore[operator]
         rows = await db.execute(select(RatingEvent.game_id).order_by(RatingEvent.created_at))
         return list(rows.scalars())
+
+
+def test_the_app_rates_every_archived_game(app: FastAPI) -> None:
+    """TableService.finish archives through the rating step (app/main.py)."""
+    archive = app.state.tables.archive_game
+    assert isinstance(archive, RatedArchive) and isinstance(archive.archive, GameArchive)
