@@ -16,7 +16,7 @@ router = APIRouter(prefix="/api", tags=["ratings"], responses=ERROR_RESPONSES)
 
 
 @router.get("/ratings/leaderboard", response_model=RatingBoardOut)
-async def leaderboard(
+async def rating_leaderboard(
     db: DbDep,
     family: FamilyName,
     format: FormatName = "2p",
