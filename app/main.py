@@ -31,6 +31,8 @@ from app.economy import routes as economy_routes
 from app.economy.hooks import EconomyTables
 from app.economy.notify import Notifier
 from app.economy.reconciler import Reconciler
+from app.ratings import routes as ratings_routes
+from app.ratings.service import RatedArchive
 from app.social import routes as social_routes
 from app.social import routes_inbox as social_inbox_routes
 from app.social import routes_prefs as social_prefs_routes
@@ -120,7 +122,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             redis,
             settings,
             hooks=hooks,
-            archive=GameArchive(app.state.sessionmaker),
+            archive=RatedArchive(GameArchive(app.state.sessionmaker), app.state.sessionmaker),
             bot_delay=settings.bot_delay_seconds,
         )
         rematch.install(tables)
@@ -194,6 +196,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.include_router(testdeals.router)
     app.include_router(economy_routes.router)
     app.include_router(social_routes.router)
+    app.include_router(ratings_routes.router)
     app.include_router(social_inbox_routes.router)
     app.include_router(social_prefs_routes.router)
     _mount_frontend(app, settings)

@@ -21,6 +21,7 @@ from app.core.config import Settings
 from app.core.db import Base, ensure_sqlite_dir
 from app.core.logging import configure_logging
 from app.economy import models as _economy_models  # noqa: F401  (registers the tables)
+from app.ratings import models as _ratings_models  # noqa: F401
 from app.social import models as _social_models  # noqa: F401
 from app.tables.storage import models as _tables_models  # noqa: F401
 from app.users import models as _users_models  # noqa: F401

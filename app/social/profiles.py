@@ -10,6 +10,7 @@ from sqlalchemy.orm import aliased
 from app.economy import shop
 from app.economy.levels import level_for, xp_needed
 from app.economy.models import GameRecord, PlayerStats
+from app.ratings.board import ratings_of
 from app.social import friends, presence, reach
 from app.social.models import FriendRequest
 from app.social.schemas import GameLine, ModalityStats, ProfileOut, Relation
@@ -49,6 +50,7 @@ async def profile(
         blocked=blocked,
         can_challenge=online and may_challenge,
         can_gift=not blocked and me.id != user.id,
+        ratings=await ratings_of(db, user),
     )
 
 

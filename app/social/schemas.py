@@ -8,6 +8,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.core.text import ChatText
+from app.ratings.schemas import RatingOut
 from app.social.i18n import LANGUAGES
 
 BIG = 2**53 - 1  # the largest integer JSON carries exactly (2**62 arrived as 2**62+96)
@@ -83,6 +84,8 @@ class ProfileOut(BaseModel):
     blocked: bool
     can_challenge: bool
     can_gift: bool  # "Regalar": any other player not blocked either way (seed 000)
+    # Skill ratings per family and format (docs/ratings.md); none for a guest.
+    ratings: list[RatingOut] = []
 
 
 class NotificationOut(BaseModel):

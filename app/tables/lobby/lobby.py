@@ -5,10 +5,12 @@ from __future__ import annotations
 import asyncio
 import secrets
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from typing import Any
 
 from app.core.errors import AppError
+from app.ratings.service import NEWCOMER, SeatRating
 from app.rules.errors import RuleViolation
 from app.rules.ruleset import PRESET_PLAYERS, make_ruleset
 from app.rules.state import State
@@ -20,6 +22,16 @@ from app.tables.storage import listing
 from app.tables.storage.meta import MIN_BET, BotStrength, Seat, TableMeta, person_seat
 
 QUICK_NAME = i18n.render("table.quick", i18n.DEFAULT)
+
+RatingLookup = Callable[[str, dict[str, Any]], Awaitable[SeatRating]]
+"""(preset, rules) -> the sitting player's rating there (app/tables/lobby/personal.py)."""
+
+
+def rated_seat(seat: Seat, rating: SeatRating | None) -> Seat:
+    """The seat with the player's rating on it, for everyone at the table to see."""
+    if rating is not None:
+        seat.rating, seat.provisional, seat.skill = rating.rating, rating.provisional, rating.skill
+    return seat
 
 
 async def visible_table(svc: TableService, table_id: str, user_id: int) -> TableMeta:
@@ -110,8 +122,12 @@ async def create_table(
     kind: str = "table",
     invited: list[int] | None = None,
     equipped: dict[str, str] | None = None,
+    rate: RatingLookup | None = None,
 ) -> TableMeta:
     meta = build_meta(host, host_name, body, kind, equipped)
+    seat = meta.seats[body.seat]
+    if rate is not None and seat is not None:
+        rated_seat(seat, await rate(meta.preset, meta.rules))
     meta.invited = list(invited or [])
     if meta.special:
         await svc.hooks.charge_special_table(host, meta.id)
@@ -134,6 +150,7 @@ async def sit(
     name: str,
     seat: int | None,
     equipped: dict[str, str] | None = None,
+    rate: RatingLookup | None = None,
 ) -> int:
     """Take a seat (the first free one when ``seat`` is None), wearing ``equipped``. Holds
     the bet first: the seat and its hold are one unit. A concurrent sit of the same player
@@ -141,13 +158,14 @@ async def sit(
     loses its race for the seat, is always the one this sit made."""
     _, meta, _ = await svc.load(table_id)
     _check_can_sit(meta, user_id, seat)
+    rating = await rate(meta.preset, meta.rules) if rate is not None else None
     await svc.hooks.reserve_seat(user_id, table_id, meta.bet)
 
     def decide(v: int, meta: TableMeta, state: State | None) -> Change:
         _check_can_sit(meta, user_id, seat)
         chosen = seat if seat is not None else meta.free_seats()[0]
         meta = meta.model_copy(deep=True)
-        meta.seats[chosen] = person_seat(user_id, name, equipped)
+        meta.seats[chosen] = rated_seat(person_seat(user_id, name, equipped), rating)
         change = Change(meta=meta, records=[table_record("seat_taken", meta)], result=chosen)
         change.after.append(lambda v: svc.after_table_change(meta))
         return change
@@ -256,6 +274,35 @@ async def quick_lock(svc: TableService, preset: str, players: int) -> AsyncItera
         await svc.redis.eval(_RELEASE_LUA, 1, key, token)
 
 
+QUICK_WINDOW = 200  # quick play: the rating gap accepted at once...
+QUICK_WIDEN = 20  # ...widened by this much for every second the table has waited
+
+
+def rating_window(waited: float) -> float:
+    """The largest rating gap quick play accepts between a newcomer and a table that has
+    waited ``waited`` seconds: 200, plus 20 a second (30 s: 800, which nearly everyone
+    fits). The table's bots (``bots_after``) come when even that finds no one."""
+    return QUICK_WINDOW + QUICK_WIDEN * max(0.0, waited)
+
+
+def table_skill(summary: dict[str, Any]) -> float:
+    """The mean skill of the people waiting at a table (a newcomer's for the unrated)."""
+    skills = [s.get("skill") or NEWCOMER.skill for s in summary["seats"] if s and s.get("user_id")]
+    return sum(skills) / len(skills) if skills else NEWCOMER.skill
+
+
+def by_rating(candidates: list[dict[str, Any]], skill: int, now: float) -> list[dict[str, Any]]:
+    """The waiting tables quick play may seat a player of ``skill`` at, the closest
+    rating first (the longest wait first among equals); tables whose gap is wider than
+    their window are left to players nearer them."""
+    fits = [
+        (abs(table_skill(t) - skill), t["created_at"], t)
+        for t in candidates
+        if abs(table_skill(t) - skill) <= rating_window(now - t["created_at"])
+    ]
+    return [t for _, _, t in sorted(fits, key=lambda f: (f[0], f[1]))]
+
+
 async def quickplay(
     svc: TableService,
     user_id: int,
@@ -265,12 +312,16 @@ async def quickplay(
     bots_after: float | None,
     strength: BotStrength = "normal",
     equipped: dict[str, str] | None = None,
+    rate: RatingLookup | None = None,
 ) -> TableMeta:
-    """Sit at the oldest waiting public table of that modality at the minimum bet, or
-    open one and wait (optionally filling empty seats with bots after ``bots_after``).
-    Search and sit-or-create run under the modality's lock (``quick_lock``)."""
+    """Sit at the waiting public table of that modality at the minimum bet whose players'
+    rating is closest (``by_rating``), or open one and wait (optionally filling empty
+    seats with bots after ``bots_after``). Search and sit-or-create run under the
+    modality's lock (``quick_lock``)."""
     async with quick_lock(svc, preset, players):
-        return await _quickplay(svc, user_id, name, preset, players, bots_after, strength, equipped)
+        return await _quickplay(
+            svc, user_id, name, preset, players, bots_after, strength, equipped, rate
+        )
 
 
 async def _quickplay(
@@ -282,6 +333,7 @@ async def _quickplay(
     bots_after: float | None,
     strength: BotStrength,
     equipped: dict[str, str] | None,
+    rate: RatingLookup | None,
 ) -> TableMeta:
     candidates = await listing.waiting(
         svc.store, {"preset": preset, "players": players, "min_bet": MIN_BET, "max_bet": MIN_BET}
@@ -292,9 +344,16 @@ async def _quickplay(
             # Already waiting there: the same quick play again (a double click, a retry)
             # gets that table, not a second one with a second special-table credit.
             return (await svc.load(summary["id"]))[1]
-    for summary in ordered:
+    rating = NEWCOMER
+    if rate is not None:
         try:
-            await sit(svc, summary["id"], user_id, name, None, equipped)
+            rating = await rate(preset, make_ruleset(preset, players).to_dict())
+        except RuleViolation as exc:
+            raise AppError(exc.code, exc.message, 422) from None
+    known = _known(rating)
+    for summary in by_rating(ordered, rating.skill, time.time()):
+        try:
+            await sit(svc, summary["id"], user_id, name, None, equipped, known)
         except AppError as exc:
             if exc.code in (
                 "seat_taken",
@@ -307,7 +366,7 @@ async def _quickplay(
             raise
         return (await svc.load(summary["id"]))[1]
     body = CreateTableIn(preset=preset, players=players, bet=MIN_BET)
-    meta = await create_table(svc, user_id, name, body, kind="quick", equipped=equipped)
+    meta = await create_table(svc, user_id, name, body, kind="quick", equipped=equipped, rate=known)
     if bots_after is not None:
         member = f"quick|{meta.id}|{strength}"  # the bots' strength rides on the timer
         # The wait is for someone who might come: with nobody else online, bots at once.
@@ -317,3 +376,12 @@ async def _quickplay(
         if svc.kick:
             svc.kick(member, at)
     return meta
+
+
+def _known(rating: SeatRating) -> RatingLookup:
+    """A lookup answering the rating already read (the modality's, for every table)."""
+
+    async def known(preset: str, rules: dict[str, Any]) -> SeatRating:
+        return rating
+
+    return known

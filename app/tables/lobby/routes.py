@@ -20,7 +20,7 @@ from app.social.routes_prefs import LangDep
 from app.tables.live.overload import refuse_when_saturated
 from app.tables.live.protocol import REDIS_UNAVAILABLE, server_busy
 from app.tables.lobby import lobby
-from app.tables.lobby.personal import equipped, localized
+from app.tables.lobby.personal import equipped, localized, rating_lookup
 from app.tables.lobby.schemas import (
     PRESET_ENUM,
     BotsIn,
@@ -86,7 +86,12 @@ async def create_table(
     body: CreateTableIn, user: CurrentUser, svc: TablesDep, db: DbDep, lang: LangDep
 ) -> dict[str, Any]:
     meta = await lobby.create_table(
-        svc, user.id, display_name(user), body, equipped=await equipped(db, user.id)
+        svc,
+        user.id,
+        display_name(user),
+        body,
+        equipped=await equipped(db, user.id),
+        rate=rating_lookup(db, user.id),
     )
     return localized(meta.public(), lang)
 
@@ -133,7 +138,13 @@ async def sit(
     table_id: str, body: SitIn, user: CurrentUser, svc: TablesDep, db: DbDep
 ) -> dict[str, Any]:
     seat = await lobby.sit(
-        svc, table_id, user.id, display_name(user), body.seat, await equipped(db, user.id)
+        svc,
+        table_id,
+        user.id,
+        display_name(user),
+        body.seat,
+        await equipped(db, user.id),
+        rating_lookup(db, user.id),
     )
     return {"table": table_id, "seat": seat}
 
@@ -191,6 +202,7 @@ async def quickplay(
         body.bots_after_seconds,
         body.bot_strength,
         equipped=await equipped(db, user.id),
+        rate=rating_lookup(db, user.id),
     )
     return localized(meta.public(), lang)
 
@@ -229,6 +241,7 @@ async def challenge(
         kind="challenge",
         invited=[target.id],
         equipped=await equipped(db, user.id),
+        rate=rating_lookup(db, user.id),
     )
     await svc.notify_user(
         target.id,
@@ -260,7 +273,13 @@ async def accept_challenge(
     meta = await _challenge_for(svc, table_id, user)
     await reach.check_unblocked(db, user.id, meta.host, "challenge")
     seat = await lobby.sit(
-        svc, table_id, user.id, display_name(user), None, await equipped(db, user.id)
+        svc,
+        table_id,
+        user.id,
+        display_name(user),
+        None,
+        await equipped(db, user.id),
+        rating_lookup(db, user.id),
     )
     await _answered(db, notifier, user.id, table_id)
     await svc.notify_user(

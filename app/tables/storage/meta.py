@@ -71,6 +71,12 @@ class Seat(Compact):
     # Equipped shop items (sku) when the player sat down, shown to everyone at the table.
     avatar: str | None = None
     card_back: str | None = None
+    # The player's rating in this table's family and format when they sat down
+    # (docs/ratings.md): ``rating`` is shown next to the name (None: a bot or a guest),
+    # ``provisional`` while it rests on few games, ``skill`` is what quick play matches.
+    rating: int | None = None
+    provisional: bool = False
+    skill: int | None = None
 
     @property
     def strength(self) -> BotStrength:
@@ -285,6 +291,9 @@ class TableMeta(Compact):
                     "user_id": s.user_id,
                     "bot_strength": s.bot_strength,
                     "avatar": s.avatar,
+                    "rating": s.rating,
+                    "provisional": s.provisional,
+                    "skill": s.skill,
                 }
                 for s in self.seats
             ],

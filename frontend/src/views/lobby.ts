@@ -258,6 +258,11 @@ export function lobbyView(el: HTMLElement): View {
         t("lobby.freeSeats")));
   }
 
+  /** A seated person's rating, for the lobby's lines ("?" while provisional). */
+  function ratingText(s: any): string {
+    return s && s.rating != null ? `${fmt(s.rating)}${s.provisional ? "?" : ""}` : "";
+  }
+
   function tableRow(x: any): HTMLElement {
     const seated = x.seats.filter(Boolean).length;
     const mine = x.seats.some((s: any) => s && s.user_id === app.me?.id);
@@ -269,7 +274,9 @@ export function lobbyView(el: HTMLElement): View {
           x.target_score ? h("span", { class: "tag" }, t("lobby.toPoints", { n: x.target_score })) : null)),
       h("div", { class: "seats", "aria-label": t("lobby.seatsTaken", { n: seated, of: x.players }) },
         ...x.seats.map((s: any) => h("span", { class: `seat-dot ${s ? "on" : ""}`, "aria-hidden": "true" })),
-        h("span", { class: "muted" }, ` ${seated}/${x.players}`)),
+        h("span", { class: "muted" }, ` ${seated}/${x.players}`),
+        ...x.seats.filter((s: any) => ratingText(s)).map((s: any) =>
+          h("span", { class: "tag tiny rating", title: t("rating.title"), "data-raw": "" }, ratingText(s)))),
       betTag(x.bet),
       h("div", { class: "actions" },
         mine
@@ -299,7 +306,7 @@ export function lobbyView(el: HTMLElement): View {
           h("div", { class: "tname" }, raw(tableTitle(x), "strong"),
             h("span", { class: "tags" }, h("span", { class: "tag" }, presetName(x.preset)))),
           h("div", { class: "seats" },
-            raw(x.seats.filter(Boolean).map((s: any) => s.name).join(" · "), "span")),
+            raw(x.seats.filter(Boolean).map((s: any) => ratingText(s) ? `${s.name} (${ratingText(s)})` : s.name).join(" · "), "span")),
           betTag(x.bet),
           h("div", { class: "actions" },
             h("a", { class: "btn small ghost", href: `#/table/${x.id}` }, t("lobby.watch")))))));

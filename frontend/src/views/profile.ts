@@ -66,7 +66,11 @@ export function profileView(el: HTMLElement, userId: number): View {
           h("p", null, t("profile.gamesWins", { games: p.games, wins: p.wins })),
           p.modalities.length ? h("table", { class: "grid-table" },
             h("thead", null, h("tr", null, h("th", { scope: "col" }, t("lobby.modality")), h("th", { scope: "col" }, t("profile.games")), h("th", { scope: "col" }, t("profile.wins")))),
-            h("tbody", null, ...p.modalities.map((m: any) => h("tr", null, h("td", null, presetName(m.preset)), h("td", { "data-raw": "" }, fmt(m.games)), h("td", { "data-raw": "" }, fmt(m.wins)))))) : null),
+            h("tbody", null, ...p.modalities.map((m: any) => h("tr", null, h("td", null, presetName(m.preset)), h("td", { "data-raw": "" }, fmt(m.games)), h("td", { "data-raw": "" }, fmt(m.wins)))))) : null,
+          p.ratings?.length ? h("table", { class: "grid-table", id: "profile-ratings" },
+            h("thead", null, h("tr", null, h("th", { scope: "col" }, t("rating.family")), h("th", { scope: "col" }, t("rating.format")), h("th", { scope: "col" }, t("rating.title")))),
+            h("tbody", null, ...p.ratings.map((r: any) => h("tr", null, h("td", null, tk(`rating.family.${r.family}`)), h("td", null, tk(`rating.format.${r.format}`)),
+              h("td", { "data-raw": "", title: r.provisional ? t("rating.provisional") : null }, `${fmt(r.rating)}${r.provisional ? "?" : ""}`))))) : null),
         h("section", { class: "panel", "aria-labelledby": "rg-title" },
           h("h2", { id: "rg-title" }, t("profile.recent")),
           p.recent_games.length ? h("ul", { class: "list recent-games", id: "recent-games" }, ...p.recent_games.map((g: any) => gameLine(g, p.nickname))) :

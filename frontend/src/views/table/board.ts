@@ -184,6 +184,7 @@ function seatOf(s: Screen, g: GameView, n: number): VNode<any> {
     turn: g.turn === n && (g.phase === "draw" || g.phase === "play") && s.meta.status === "playing",
     you, partner: s.seat !== null && !you && team === teamOf(g, s.seat),
     bot: !!info.bot || !!info.abandoned, strength: info.bot ? info.bot_strength ?? null : null,
+    rating: info.rating ?? null, provisional: !!info.provisional,
     awayUntil: !info.bot && !info.abandoned && info.connected === false ? info.grace_until ?? null : null,
     muerto: g.muertos[team]?.status ?? null, now: s.now,
   });

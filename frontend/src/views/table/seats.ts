@@ -7,6 +7,7 @@ import { cosmetic, emoteBubble } from "./emotes";
 import { strengthName, type BotStrength } from "../../botStrength";
 import { vBack, vRaw } from "./vcards";
 import { mmss } from "./clock";
+import { fmt } from "../../dom";
 
 export type Pos = "bottom" | "left" | "top" | "right";
 
@@ -36,6 +37,8 @@ export interface SeatInfo {
   partner: boolean;
   bot: boolean;
   strength: string | null; // a bot's strength, when the table says
+  rating?: number | null; // the player's rating here (none for bots and guests)
+  provisional?: boolean; // the rating still rests on few games: shown with a "?"
   awayUntil: number | null; // no socket: a bot takes over at this server time
   muerto: string | null; // the team's muerto: "table" (waiting), "taken", "stock"
   now: number;
@@ -61,6 +64,8 @@ export function seatView(s: SeatInfo): VNode<any> {
     h("span", { class: "seat-name" }, vRaw(s.name, "nm")),
     h("span", { class: "seat-tags" },
       s.partner ? h("span", { class: "tag tiny partner" }, t("table.partner")) : null,
+      s.rating != null ? h("span", { class: "tag tiny rating", title: t(s.provisional ? "rating.provisional" : "rating.title"), "data-raw": "" },
+        `${fmt(s.rating)}${s.provisional ? "?" : ""}`) : null,
       s.bot ? h("span", { class: "tag tiny bot" }, t("table.bot"),
         s.strength ? h("span", { class: "strength" }, " · ", strengthName(s.strength as BotStrength)) : null) : null,
       s.awayUntil ? h("span", { class: "tag tiny warn", "data-away": s.awayUntil },

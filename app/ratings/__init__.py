@@ -1,0 +1,1 @@
+"""Skill ratings per family of variants and format (docs/ratings.md)."""
