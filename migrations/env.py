@@ -23,6 +23,7 @@ from app.core.logging import configure_logging
 from app.economy import models as _economy_models  # noqa: F401  (registers the tables)
 from app.social import models as _social_models  # noqa: F401
 from app.tables.storage import models as _tables_models  # noqa: F401
+from app.tournaments import models as _tournament_models  # noqa: F401
 from app.users import models as _users_models  # noqa: F401
 
 config = context.config
