@@ -7,7 +7,6 @@ step of any tournament, so no step keeps state of its own (docs/tournaments.md).
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
 
 from sqlalchemy import JSON, BigInteger, Boolean, ForeignKey, Index, Integer, String, text
 from sqlalchemy.orm import Mapped, mapped_column
@@ -23,6 +22,7 @@ class Tournament(Base):
     kind: Mapped[str] = mapped_column(String(10))  # sitgo, scheduled
     format: Mapped[str] = mapped_column(String(10))  # knockout, swiss
     players: Mapped[int] = mapped_column(Integer)  # 2 (one against one) or 4 (pairs)
+    preset: Mapped[str] = mapped_column(String(16), default="burraco")  # the rules
     name: Mapped[str] = mapped_column(String(60))
     # registering -> running -> paying -> finished; registering -> cancelling -> cancelled
     state: Mapped[str] = mapped_column(String(12), default="registering")
@@ -110,13 +110,13 @@ class Match(Base):
     hands_played: Mapped[int] = mapped_column(Integer, default=0)
     winner: Mapped[int | None] = mapped_column(Integer)  # knockout: the side going through
     abandoned: Mapped[list[int]] = mapped_column(JSON, default=list)  # user ids who left
-    deals: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list)  # per hand
+    deals: Mapped[list[list[int]]] = mapped_column(JSON, default=list)  # MP per hand, per side
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
 
 class Payout(Base):
     """A place's prize, paid once: ``pending`` flips to ``paid`` in the transaction of
-    its transfer (key ``tournament:prize:{id}:{place}``)."""
+    its transfer (key ``tournament:prize:{id}:{place}:{entrant}``)."""
 
     __tablename__ = "tournament_payouts"
 
@@ -124,8 +124,9 @@ class Payout(Base):
         ForeignKey("tournaments.id", ondelete="CASCADE"), primary_key=True
     )
     place: Mapped[int] = mapped_column(Integer, primary_key=True)
+    # A pair's place is paid to each of its two players (half each).
+    entrant_id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
     user_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
-    entrant_id: Mapped[int] = mapped_column(BigInteger)
     amount: Mapped[int] = mapped_column(BigInteger)
     state: Mapped[str] = mapped_column(String(8), default="pending")  # pending, paid
     paid_at: Mapped[datetime | None] = mapped_column(UTCDateTime)

@@ -142,7 +142,7 @@ async def register(
     return entrant
 
 
-async def _refund(db: AsyncSession, outbox: Outbox, t: Tournament, entrant: Entrant) -> int:
+async def refund_entrant(db: AsyncSession, outbox: Outbox, t: Tournament, entrant: Entrant) -> int:
     """The entrant's buy-in back, once; the entrant flipped to ``left``."""
     amount = entrant.paid
     entrant.state = "left"
@@ -171,7 +171,7 @@ async def unregister(db: AsyncSession, outbox: Outbox, tournament_id: int, user_
     mine = [e for e in await active_entrants(db, t.id) if e.user_id == user_id]
     if not mine:
         raise AppError("not_registered", "You are not registered in this tournament.", 409)
-    refunded = await _refund(db, outbox, t, mine[0])
+    refunded = await refund_entrant(db, outbox, t, mine[0])
     t.full_at = None
     t.version += 1
     await db.flush()
@@ -188,7 +188,7 @@ async def cancel(db: AsyncSession, outbox: Outbox, tournament_id: int) -> int:
         raise AppError("tournament_started", "A tournament under way cannot be cancelled.", 409)
     total = 0
     for entrant in await active_entrants(db, t.id):
-        total += await _refund(db, outbox, t, entrant)
+        total += await refund_entrant(db, outbox, t, entrant)
     t.state, t.finished_at = "cancelled", utcnow()
     t.version += 1
     await db.flush()
@@ -215,38 +215,53 @@ async def take_fee(db: AsyncSession, t: Tournament, entrants: Sequence[Entrant])
             )
 
 
-async def award(db: AsyncSession, t: Tournament, ranking: Sequence[Entrant]) -> list[Payout]:
-    """The final ranking's payout rows (``t`` locked, state -> ``paying``); nothing moves
-    yet. Writing them again finds them there."""
+async def award(
+    db: AsyncSession, t: Tournament, ranking: Sequence[Sequence[Entrant]]
+) -> list[Payout]:
+    """The final ranking's payout rows (``t`` locked; state ``running`` -> ``paying``):
+    ``ranking`` is each place's entrants (two for a pair, who share its prize; the odd
+    coin to the first). The fee is taken here, once. Nothing is paid yet; writing them
+    again finds them there."""
     existing = list(
         (await db.execute(select(Payout).where(Payout.tournament_id == t.id))).scalars().all()
     )
     if existing or t.state != "running":
         return existing
+    await take_fee(db, t, [e for place in ranking for e in place])
     shares = t.prize_table or prizes.table_for(len(ranking))
     amounts = prizes.split(t.pool, shares, len(ranking)) if t.pool > 0 else []
-    rows = [
-        Payout(
-            tournament_id=t.id,
-            place=place,
-            user_id=entrant.user_id,
-            entrant_id=entrant.id,
-            amount=amount,
-            state="pending",
-        )
-        for place, (entrant, amount) in enumerate(zip(ranking, amounts, strict=False), start=1)
-    ]
+    rows = []
+    for place, (members, amount) in enumerate(zip(ranking, amounts, strict=False), start=1):
+        parts = [amount // len(members)] * len(members)
+        parts[0] += amount - sum(parts)
+        for entrant, part in zip(members, parts, strict=True):
+            rows.append(
+                Payout(
+                    tournament_id=t.id,
+                    place=place,
+                    user_id=entrant.user_id,
+                    entrant_id=entrant.id,
+                    amount=part,
+                    state="pending",
+                )
+            )
     db.add_all(rows)
     t.state, t.version = "paying", t.version + 1
     await db.flush()
     return rows
 
 
-async def pay_place(db: AsyncSession, outbox: Outbox, tournament_id: int, place: int) -> int:
-    """One place's prize, once (its row locked; the key is the backstop)."""
+async def pay_place(
+    db: AsyncSession, outbox: Outbox, tournament_id: int, place: int, entrant_id: int
+) -> int:
+    """One prize, once (its row locked; the key is the backstop)."""
     stmt = (
         select(Payout)
-        .where(Payout.tournament_id == tournament_id, Payout.place == place)
+        .where(
+            Payout.tournament_id == tournament_id,
+            Payout.place == place,
+            Payout.entrant_id == entrant_id,
+        )
         .with_for_update()
     )
     row = (await db.execute(stmt)).scalar_one_or_none()
@@ -259,13 +274,14 @@ async def pay_place(db: AsyncSession, outbox: Outbox, tournament_id: int, place:
     locked = await ledger.lock(db, keys)
     # A used key (paid by a transaction that could not flip the row): flip it now.
     with contextlib.suppress(DuplicateTransfer):
-        await ledger.post(
-            db,
-            key=f"tournament:prize:{tournament_id}:{place}",
-            kind=PRIZE,
-            moves={e.key: -row.amount, to.key: row.amount},
-            locked=locked,
-        )
+        if row.amount:
+            await ledger.post(
+                db,
+                key=f"tournament:prize:{tournament_id}:{place}:{entrant_id}",
+                kind=PRIZE,
+                moves={e.key: -row.amount, to.key: row.amount},
+                locked=locked,
+            )
     row.state, row.paid_at = "paid", utcnow()
     if row.user_id is not None:
         outbox.wallet_locked(locked, row.user_id)
@@ -280,15 +296,18 @@ async def pay(
     then the tournament ``finished``. Safe to run from any number of processes at once
     and again after a crash. Returns the coins paid by this call."""
     async with maker() as db:
-        stmt = select(Payout.place).where(
+        stmt = select(Payout.place, Payout.entrant_id).where(
             Payout.tournament_id == tournament_id, Payout.state == "pending"
         )
-        pending = [int(p) for p in (await db.execute(stmt.order_by(Payout.place))).scalars()]
+        pending = [
+            (int(p), int(e))
+            for p, e in (await db.execute(stmt.order_by(Payout.place, Payout.entrant_id))).all()
+        ]
     total = 0
-    for place in pending:
+    for place, entrant_id in pending:
         outbox = Outbox()
         async with maker() as db:
-            total += await pay_place(db, outbox, tournament_id, place)
+            total += await pay_place(db, outbox, tournament_id, place, entrant_id)
             await db.commit()
             if notifier is not None:
                 await outbox.flush(db, notifier)

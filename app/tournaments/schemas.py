@@ -10,6 +10,10 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from app.tournaments import prizes
 
 Format = Literal["knockout", "swiss"]
+# The rule sets a tournament may be played with (app/rules/ruleset.py PRESETS).
+Preset = Literal[
+    "burraco", "abierto", "abierto_sucio", "cerrado", "cerrado_sucio", "cerrado_stcl", "burako"
+]
 MAX_BUY_IN = 1_000_000_000
 
 
@@ -21,6 +25,7 @@ class SitGoIn(BaseModel):
     name: str = Field("Sit & Go", min_length=1, max_length=60)
     format: Format = "knockout"
     players: Literal[2, 4] = 2  # 2: one against one; 4: pairs
+    preset: Preset = "burraco"
     entrants: Literal[4, 8, 16] = 8  # sides: players at 2, pairs at 4
     buy_in: int = Field(0, ge=0, le=MAX_BUY_IN)
     rounds: int = Field(0, ge=0, le=15)  # Swiss only; 0: log2(entrants) + 1
@@ -40,6 +45,7 @@ class ScheduledIn(BaseModel):
     name: str = Field(min_length=1, max_length=60)
     format: Format = "swiss"
     players: Literal[2, 4] = 2
+    preset: Preset = "burraco"
     min_entrants: int = Field(4, ge=2, le=512)
     max_entrants: int = Field(64, ge=2, le=512)
     buy_in: int = Field(0, ge=0, le=MAX_BUY_IN)
@@ -77,6 +83,7 @@ class TournamentOut(BaseModel):
     name: str
     state: str
     players: int
+    preset: str
     entrants: int
     max_entrants: int
     min_entrants: int

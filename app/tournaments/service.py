@@ -37,6 +37,7 @@ async def create_sitgo(
         kind="sitgo",
         format=spec.format,
         players=spec.players,
+        preset=spec.preset,
         name=spec.name,
         state="registering",
         max_entrants=spec.entrants,
@@ -73,6 +74,7 @@ async def create_scheduled(db: AsyncSession, settings: Settings, spec: Scheduled
         kind="scheduled",
         format=spec.format,
         players=spec.players,
+        preset=spec.preset,
         name=spec.name,
         state="registering",
         max_entrants=spec.max_entrants,
@@ -109,7 +111,7 @@ async def create_scheduled(db: AsyncSession, settings: Settings, spec: Scheduled
 def summary(t: Tournament, entrants: int, mine: bool) -> TournamentOut:
     shares = t.prize_table or prizes.table_for(max(entrants, t.min_entrants))
     pool = t.pool
-    if t.state == "registering":
+    if t.state in ("registering", "running"):  # fixed when the prizes are awarded
         pool, _ = prizes.pool_of(entrants * t.buy_in, t.fee_bps, t.guaranteed)
     places = entrants if t.state != "registering" else max(entrants, t.min_entrants)
     return TournamentOut(
@@ -119,6 +121,7 @@ def summary(t: Tournament, entrants: int, mine: bool) -> TournamentOut:
         name=t.name,
         state=t.state,
         players=t.players,
+        preset=t.preset,
         entrants=entrants,
         max_entrants=t.max_entrants,
         min_entrants=t.min_entrants,
@@ -168,6 +171,14 @@ async def listing(db: AsyncSession, status: str | None, user_id: int | None) -> 
             )
             mine = {int(i) for i in (await db.execute(mine_stmt)).scalars()}
     return [summary(t, counts.get(t.id, 0), t.id in mine) for t in found]
+
+
+async def one(db: AsyncSession, tournament_id: int, user_id: int | None) -> TournamentOut:
+    t = await db.get(Tournament, tournament_id) if 0 < tournament_id < 2**62 else None
+    if t is None:
+        raise money.not_found()
+    entrants = await money.active_entrants(db, t.id)
+    return summary(t, len(entrants), any(e.user_id == user_id for e in entrants))
 
 
 def sides_of(t: Tournament, entrants: list[Entrant]) -> list[int]:
