@@ -46,6 +46,7 @@ from app.tables.play.service import TableService
 from app.tables.play.timers import TimerLoop
 from app.tables.storage.archive import GameArchive
 from app.tournaments import money as tournament_money
+from app.tournaments import profile_routes as tournament_profile_routes
 from app.tournaments import routes as tournament_routes
 from app.tournaments.runner import TournamentRunner
 from app.users import routes as users_routes
@@ -209,6 +210,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(social_inbox_routes.router)
     app.include_router(social_prefs_routes.router)
     app.include_router(tournament_routes.router)
+    app.include_router(tournament_profile_routes.router)
     _mount_frontend(app, settings)
     return app
 
