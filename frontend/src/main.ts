@@ -48,6 +48,9 @@ function route(): void {
     case "friends": current = friendsView(box); break;
     case "profile": current = profileView(box, Number(arg) || app.me.id); break;
     case "ranking": current = rankingView(box); break;
+    // Tournaments (views/tournaments.ts, views/tournament.ts): loaded on first use.
+    case "tournaments": current = lazyView(() => import("./views/tournaments").then((m) => m.tournamentsView(box, arg))); break;
+    case "tournament": current = lazyView(() => import("./views/tournament").then((m) => m.tournamentView(box, Number(arg)))); break;
     default: current = lobbyView(box);
   }
   current.render();
@@ -74,6 +77,14 @@ function navLink(hash: string, label: string, badge?: number): HTMLElement {
     label, badge ? h("span", { class: "badge", "aria-label": t("nav.unread", { n: badge }) }, String(badge)) : null);
 }
 
+/** "Torneos": active on the list and on a tournament's page. */
+function tournamentsLink(): HTMLElement {
+  const link = navLink("#/tournaments", t("nav.tournaments"));
+  link.dataset.nav = "tournaments";
+  if (/^#\/tournaments?(\/|$)/.test(location.hash)) { link.className = "active"; link.setAttribute("aria-current", "page"); }
+  return link;
+}
+
 function renderHeader(): void {
   const langSelect = h("select", {
     id: "lang", "aria-label": t("nav.language"), class: "lang", "data-lang-names": "",
@@ -87,6 +98,7 @@ function renderHeader(): void {
     me ? h("nav", { class: "nav", "aria-label": t("nav.main") },
       navLink("#/", t("nav.lobby")),
       navLink("#/ranking", t("nav.ranking")),
+      tournamentsLink(),
       navLink("#/shop", t("nav.shop")),
       navLink("#/things", t("nav.things")),
       navLink("#/friends", t("nav.friends")),
@@ -191,6 +203,11 @@ function personalFrames(): void {
   socket.on("notifications_unread", (f) => {
     app.unread = f.count;
     changed();
+  });
+  // A tournament's next match is ready: say so and open its table.
+  socket.on("tournament_round", (f) => {
+    toast(t("tn.nextRound"), "ok");
+    location.hash = `#/table/${f.table_id}`;
   });
   socket.on("notification", (f) => {
     toast(tk(`notif.${f.kind}`, "notif.generic", notifParams(f.payload ?? {})));

@@ -73,6 +73,9 @@ export function profileView(el: HTMLElement, userId: number): View {
               h("span", null, presetName(g.preset), " · ", tk(`outcome.${g.outcome}`)),
               h("span", { class: g.coins_delta >= 0 ? "ok" : "error", "data-raw": "" }, `${g.coins_delta >= 0 ? "+" : ""}${fmt(g.coins_delta)}`)))) :
             h("p", { class: "empty" }, t("profile.noGames"))))));
+    // Tournament results: views/tournaments.ts, loaded on first use.
+    const slot = el.querySelector(".profile")!.appendChild(h("div"));
+    import("./tournaments").then((m) => slot.replaceWith(m.profileTournaments(p.user_id))).catch(() => undefined);
   }
 
   load();

@@ -1,0 +1,230 @@
+"""Tournaments in the browser: the Tournaments tab (upcoming, running, finished) with
+registration by taps and the coins moving, a detail page kept up to date over the
+WebSocket, a knockout Sit & Go filled with bots whose first table opens by itself with
+"Tu próxima ronda empieza", its bracket, and a Swiss standings page; at 390x844 (no page
+scroll) and at 1366x768. Real server, Postgres, Redis and the tournament runner."""
+
+from __future__ import annotations
+
+import re
+import secrets
+from pathlib import Path
+from typing import Any
+
+from tests.e2e.helpers import as_guest
+
+PHONE = (390, 844)
+LAPTOP = (1366, 768)
+
+# The page does not scroll (the list or the open tab scrolls inside it), nor sideways.
+PAGE_SCROLL = """() => {
+  const de = document.documentElement, out = [];
+  if (de.scrollHeight > innerHeight + 1 || document.body.scrollHeight > innerHeight + 1)
+    out.push(`page scrolls: ${de.scrollHeight} > ${innerHeight}`);
+  if (de.scrollWidth > innerWidth + 1) out.push(`page scrolls sideways: ${de.scrollWidth}`);
+  for (const el of document.querySelectorAll('.tn-card, .tn-head, .tn-tabs, .tn-scroll')) {
+    const r = el.getBoundingClientRect();
+    if (r.right > innerWidth + 1) out.push(`${el.className} sticks out: ${Math.round(r.right)}`);
+  }
+  return out;
+}"""
+
+CREATE = """async (body) => {
+  const r = await fetch('/api/tournaments', { method: 'POST',
+    headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  const j = await r.json();
+  if (!r.ok) throw new Error(JSON.stringify(j));
+  return j;
+}"""
+
+
+def _coins(page: Any) -> int:
+    text = page.text_content(".wallet .coins [data-raw]") or ""
+    return int(re.sub(r"\D", "", text))
+
+
+def _wait_coins(page: Any, value: int) -> None:
+    page.wait_for_function(
+        "(v) => Number((document.querySelector('.wallet .coins [data-raw]')?.textContent || '')"
+        ".replace(/\\D/g, '')) === v",
+        arg=value,
+    )
+
+
+def _shot(page: Any, artifacts: Path, name: str) -> None:
+    page.wait_for_timeout(150)  # fonts and the last paint
+    page.screenshot(path=str(artifacts / f"tournaments-{name}.png"))
+
+
+def _fits(page: Any) -> None:
+    assert page.evaluate(PAGE_SCROLL) == []
+
+
+def test_the_tab_lists_an_upcoming_tournament_and_registers_by_taps(
+    new_context: Any, artifacts: Path
+) -> None:
+    host = new_context(*LAPTOP).new_page()
+    as_guest(host)
+    name = f"Copa {secrets.token_hex(3)}"
+    made = host.evaluate(
+        CREATE, {"name": name, "entrants": 4, "buy_in": 1000, "format": "swiss", "hands": 1}
+    )
+    tid = made["id"]
+    # The host watches the detail page: it follows the registration with no reload.
+    host.goto(f"/#/tournament/{tid}")
+    host.wait_for_selector("#tn-detail")
+    assert host.text_content(".tn-head .f-entrants dd") == "1/4"
+    host.evaluate("() => { window.__stay = 1; }")
+
+    page = new_context(*PHONE).new_page()
+    as_guest(page)
+    page.click("[data-nav='tournaments']")
+    page.wait_for_selector("#tn-tab-upcoming[aria-selected='true']")
+    card = page.locator(f".tn-card[data-tid='{tid}']")
+    card.wait_for()
+    assert name in card.text_content()
+    assert "Suizo" in card.text_content() and "1 contra 1" in card.text_content()
+    before = _coins(page)
+
+    card.locator(".tn-register").click()
+    card.locator(".tn-unregister").wait_for()
+    _wait_coins(page, before - 1000)
+    assert card.locator(".f-entrants dd").text_content() == "2/4"
+    # Live: the host's page shows the second entrant without being reloaded.
+    host.wait_for_function("() => document.querySelector('.tn-head .f-entrants dd').textContent === '2/4'")
+    assert host.evaluate("() => window.__stay") == 1
+    host.click("#tn-pane-entrants")
+    assert host.locator("#tn-entrants li").count() == 2
+
+    _fits(page)
+    _shot(page, artifacts, "tab-phone")
+    page.set_viewport_size({"width": LAPTOP[0], "height": LAPTOP[1]})
+    _fits(page)
+    _shot(page, artifacts, "tab-laptop")
+    page.set_viewport_size({"width": PHONE[0], "height": PHONE[1]})
+
+    card.locator(".tn-unregister").click()
+    card.locator(".tn-register").wait_for()
+    _wait_coins(page, before)
+    host.wait_for_function("() => document.querySelector('.tn-head .f-entrants dd').textContent === '1/4'")
+
+    # An error is said on the card, in the page: registering twice from a stale card.
+    card.locator(".tn-register").click()
+    card.locator(".tn-unregister").wait_for()
+    page.evaluate(f"() => fetch('/api/tournaments/{tid}/unregister', {{ method: 'POST' }})")
+    card.locator(".tn-unregister").click()
+    err = card.locator(".tn-error")
+    err.wait_for()
+    assert err.text_content() == "No estás inscrito en este torneo."
+    # The other tabs answer too (this tournament is not in them).
+    page.click("#tn-tab-finished")
+    page.wait_for_selector("#tn-tab-finished[aria-selected='true']")
+    page.wait_for_function(
+        f"() => !document.querySelector(\".tn-card[data-tid='{tid}']\") && !document.querySelector('.spinner')"
+    )
+
+
+def _sitgo_by_the_sheet(page: Any, artifacts: Path, fmt: str) -> int:
+    """Create a 4-player Sit & Go filled with bots after 10 s, through the sheet."""
+    page.goto("/#/tournaments")
+    page.click("#tn-create")
+    page.wait_for_selector(".tn-sheet #tn-name")
+    page.fill("#tn-name", f"Relámpago {fmt}")
+    page.select_option("#tn-format", fmt)
+    page.select_option("#tn-entrants", "4")
+    page.select_option("#tn-hands", "1")
+    assert page.is_checked("#tn-bots")
+    page.select_option("#tn-botwait", "10")
+    page.check("#tn-turbo")
+    if fmt == "knockout":
+        _shot(page, artifacts, f"sheet-{page.viewport_size['width']}")
+    page.click("#tn-submit")
+    page.wait_for_selector("#tn-detail")
+    return int(page.url.rsplit("/", 1)[1])
+
+
+def test_a_knockout_opens_my_table_by_itself_and_shows_its_bracket(
+    new_context: Any, artifacts: Path
+) -> None:
+    page = new_context(*PHONE).new_page()
+    as_guest(page)
+    tid = _sitgo_by_the_sheet(page, artifacts, "knockout")
+    assert page.text_content(".tn-head .f-entrants dd") == "1/4"
+    # Bots fill the places after 10 s; the runner starts it and opens the tables: mine
+    # opens by itself, with the notice.
+    page.wait_for_selector(".toast:has-text('Tu próxima ronda empieza')", timeout=30000)
+    page.wait_for_url(re.compile(r"#/table/"), timeout=10000)
+    table_id = page.url.rsplit("/", 1)[1]
+
+    page.goto(f"/#/tournament/{tid}")
+    page.wait_for_selector("#tn-bracket")
+    assert page.get_attribute("#tn-detail", "data-state") == "running"
+    cols = page.locator("#tn-bracket .tn-col")
+    assert cols.count() == 2
+    assert cols.nth(0).locator("h3").text_content() == "Semifinales"
+    assert cols.nth(1).locator("h3").text_content() == "Final"
+    assert cols.nth(0).locator(".tn-match").count() == 2
+    mine = page.locator("#tn-bracket .tn-match.mine")
+    assert mine.count() == 1
+    assert mine.locator(".tn-play").get_attribute("href") == f"#/table/{table_id}"
+    assert "Bot" in cols.nth(0).text_content()
+    _fits(page)
+    _shot(page, artifacts, "bracket-phone")
+    page.set_viewport_size({"width": LAPTOP[0], "height": LAPTOP[1]})
+    # On a laptop the rounds stand side by side.
+    boxes = [cols.nth(i).bounding_box() for i in range(2)]
+    assert boxes[1]["x"] > boxes[0]["x"] + boxes[0]["width"] - 1
+    _fits(page)
+    _shot(page, artifacts, "bracket-laptop")
+
+    # The round's tables: mine says "Jugar", the bots' one "Ver mesa" while it plays.
+    page.click("#tn-pane-matches")
+    rows = page.locator("#tn-matches li")
+    assert rows.count() == 2
+    assert page.locator("#tn-matches li.mine .tn-play").text_content() == "Jugar"
+    page.click("#tn-pane-prizes")
+    # A free tournament: no coins to share, and it says so.
+    assert page.text_content("#tn-prizes .empty") == "Este torneo no reparte monedas."
+    # In the list it is under "En juego", with the round said.
+    page.goto("/#/tournaments/running")
+    card = page.locator(f".tn-card[data-tid='{tid}']")
+    card.wait_for()
+    assert "Ronda 1 de 2" in card.text_content()
+    assert "Estás jugando" in card.text_content()
+
+
+def test_swiss_standings_and_the_live_result(new_context: Any, artifacts: Path) -> None:
+    page = new_context(*LAPTOP).new_page()
+    as_guest(page)
+    made = page.evaluate(
+        CREATE,
+        {"name": "Suizo del viernes", "format": "swiss", "entrants": 4, "hands": 1,
+         "rounds": 2, "allow_bots": True, "bot_fill_seconds": 5, "turbo": True},
+    )
+    tid = made["id"]
+    page.goto(f"/#/tournament/{tid}")
+    page.wait_for_selector("#tn-detail[data-state='registering']")
+    page.wait_for_url(re.compile(r"#/table/"), timeout=30000)
+    page.goto(f"/#/tournament/{tid}")
+    page.wait_for_selector("#tn-standings")
+    page.evaluate("() => { window.__stay = 1; }")
+    heads = page.locator("#tn-standings thead th").all_text_contents()
+    assert heads == ["#", "Jugador", "PV", "PV riv.", "Dif.", "PJ"]
+    assert page.locator("#tn-standings tbody tr").count() == 4
+    assert page.locator("#tn-standings tbody tr.me").count() == 1
+    _fits(page)
+    _shot(page, artifacts, "standings-laptop")
+    # The bots' match ends while the page is open: its result arrives over the
+    # WebSocket (a `tournament` message with a newer version), with no reload.
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('#tn-standings tbody tr td:last-child')]"
+        ".some(td => td.textContent === '1')",
+        timeout=90000,
+    )
+    assert page.evaluate("() => window.__stay") == 1
+    page.set_viewport_size({"width": PHONE[0], "height": PHONE[1]})
+    _fits(page)
+    _shot(page, artifacts, "standings-phone")
+    page.click("#tn-pane-matches")
+    assert page.locator("#tn-matches .tn-state.s-done").count() >= 1
+    _shot(page, artifacts, "matches-phone")
