@@ -108,14 +108,17 @@ def test_the_tab_lists_an_upcoming_tournament_and_registers_by_taps(
     _wait_coins(page, before)
     host.wait_for_function("() => document.querySelector('.tn-head .f-entrants dd').textContent === '1/4'")
 
-    # An error is said on the card, in the page: registering twice from a stale card.
+    # A refusal is said on the card, in the page: with too few coins left (spent on a
+    # Sit & Go of its own), the tap changes nothing.
+    page.evaluate(CREATE, {"name": "Copa cara", "entrants": 4, "buy_in": before - 500})
+    _wait_coins(page, 500)
+    page.locator(".tn-card:has-text('Copa cara')").wait_for()
     card.locator(".tn-register").click()
-    card.locator(".tn-unregister").wait_for()
-    page.evaluate(f"() => fetch('/api/tournaments/{tid}/unregister', {{ method: 'POST' }})")
-    card.locator(".tn-unregister").click()
     err = card.locator(".tn-error")
     err.wait_for()
-    assert err.text_content() == "No estás inscrito en este torneo."
+    assert err.text_content() == "No tienes monedas suficientes."
+    assert _coins(page) == 500
+    assert card.locator(".f-entrants dd").text_content() == "1/4"
     # The other tabs answer too (this tournament is not in them).
     page.click("#tn-tab-finished")
     page.wait_for_selector("#tn-tab-finished[aria-selected='true']")

@@ -9,7 +9,7 @@ import { socket } from "../socket";
 import { app } from "../state";
 import { spinner } from "../ui";
 import { presetName } from "./createTable";
-import { coins, figures, registration, stateName, tags } from "./tournaments";
+import { coins, figures, holdWhilePressed, registration, stateName, tags } from "./tournaments";
 import type { View } from "../view";
 
 type Pane = "bracket" | "standings" | "matches" | "deals" | "prizes" | "entrants";
@@ -95,7 +95,7 @@ function standings(tn: any): HTMLElement {
     h("tbody", null, ...tn.standings.map((s: any) => h("tr", { class: mine(s) ? "me" : null },
       h("td", { class: "num", "data-raw": "" }, String(s.place)),
       h("td", { class: "tn-who" }, raw(sideName(s), "span", "tn-name"),
-        s.out_in ? h("small", { class: "muted" }, " ", t("tn.outIn", { n: s.out_in })) : null),
+        s.out_in && tn.format === "knockout" ? h("small", { class: "muted" }, " ", t("tn.outIn", { n: s.out_in })) : null),
       h("td", { class: "num strong", "data-raw": "" }, fmt(s.vp)),
       h("td", { class: "num", "data-raw": "" }, fmt(s.opponents_vp)),
       h("td", { class: "num", "data-raw": "" }, signed(s.mp_diff)),
@@ -177,6 +177,7 @@ export function tournamentView(el: HTMLElement, id: number): View {
     try {
       const found = await get(`/api/tournaments/${id}`);
       if (mineSeq !== seq) return;
+      if (!error && tn && JSON.stringify(found) === JSON.stringify(tn)) return; // nothing new
       tn = found;
       error = "";
     } catch (e) {
@@ -213,6 +214,10 @@ export function tournamentView(el: HTMLElement, id: number): View {
   }
 
   function render(): void {
+    if (held.pressed) {
+      held.stale = true;
+      return;
+    }
     if (!tn) {
       mount(el, h("section", { class: "page tn-page" }, h("a", { href: "#/tournaments", class: "tn-back" }, "‹ ", t("tn.title")),
         error ? h("p", { class: "error", role: "alert" }, error) : spinner()));
@@ -243,6 +248,7 @@ export function tournamentView(el: HTMLElement, id: number): View {
     version = f.version;
     load();
   });
+  const held = holdWhilePressed(el, () => render());
   socket.setLobby(true);
   load();
   render();
@@ -250,6 +256,7 @@ export function tournamentView(el: HTMLElement, id: number): View {
     render,
     destroy() {
       off();
+      held.off();
       socket.setLobby(false);
     },
   };

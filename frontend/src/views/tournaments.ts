@@ -7,7 +7,7 @@ import { h, mount, raw, fmt } from "../dom";
 import { dateTime, t } from "../i18n";
 import { PRESET_NAMES } from "../presets";
 import { socket } from "../socket";
-import { app, refreshWallet } from "../state";
+import { refreshWallet } from "../state";
 import { checkbox, coinIcon, dialog, field, spinner } from "../ui";
 import { presetName } from "./createTable";
 import type { View } from "../view";
@@ -71,18 +71,23 @@ export function figures(tn: any): HTMLElement {
 }
 
 /** Register / unregister, with its state said plainly and its error shown beside it. */
+// The last refusal per tournament: kept across live repaints, gone with the next tap.
+const refusals = new Map<number, string>();
+
 export function registration(tn: any, onDone: (updated: any) => void): HTMLElement {
-  const error = h("p", { class: "error tn-error", role: "alert" });
+  const error = h("p", { class: "error tn-error", role: "alert" }, refusals.get(tn.id) ?? "");
   const act = (path: string) => async (e: Event) => {
     const btn = e.currentTarget as HTMLButtonElement;
     if (btn.disabled) return;
     btn.disabled = true;
     error.textContent = "";
+    refusals.delete(tn.id);
     try {
       const updated = await post(`/api/tournaments/${tn.id}/${path}`);
       await refreshWallet();
       onDone(updated);
     } catch (err) {
+      refusals.set(tn.id, errorText(err));
       error.textContent = errorText(err);
       btn.disabled = false;
     }
@@ -95,10 +100,8 @@ export function registration(tn: any, onDone: (updated: any) => void): HTMLEleme
   } else if (tn.registered) {
     control = h("span", { class: "tag ok tn-in" }, "✓ ", t("tn.playing"));
   } else if (tn.registration_open && tn.entrants < capacity(tn)) {
-    const short = app.wallet !== null && app.wallet.coins < tn.buy_in;
     control = h("button", { type: "button", class: "btn small primary tn-register", onclick: act("register") },
       t("tn.register"), tn.buy_in ? [" · ", coins(tn.buy_in)] : null);
-    if (short) error.textContent = t("err.insufficient_funds");
   } else if (tn.state === "registering") {
     control = h("span", { class: "tag warn" }, t(tn.registration_open ? "tn.full" : "tn.closed"));
   } else {
@@ -130,6 +133,8 @@ export function tournamentsView(el: HTMLElement, arg: string): View {
     try {
       const found = await get(`/api/tournaments?status=${tab}`);
       if (mine !== seq) return;
+      // Unchanged (the echo of the player's own tap): no repaint under their finger.
+      if (!error && rows !== null && JSON.stringify(found) === JSON.stringify(rows)) return;
       rows = found;
       error = "";
     } catch (e) {
@@ -149,6 +154,10 @@ export function tournamentsView(el: HTMLElement, arg: string): View {
   }
 
   function render(): void {
+    if (held.pressed) {
+      held.stale = true;
+      return;
+    }
     const list = rows === null ? spinner()
       : error ? h("p", { class: "error", role: "alert" }, error)
       : rows.length ? rows.map((r) => card(r, load))
@@ -170,6 +179,7 @@ export function tournamentsView(el: HTMLElement, arg: string): View {
     window.clearTimeout(timer);
     timer = window.setTimeout(load, 250);
   });
+  const held = holdWhilePressed(el, () => render());
   socket.setLobby(true);
   load();
   render();
@@ -177,10 +187,43 @@ export function tournamentsView(el: HTMLElement, arg: string): View {
     render,
     destroy() {
       off();
+      held.off();
       window.clearTimeout(timer);
       socket.setLobby(false);
     },
   };
+}
+
+/** A live repaint replaces every element: one between a press and its release would
+ * swallow the tap. While a pointer is down on `el` repaints wait (2 s at most), then the
+ * latest one is painted. */
+export function holdWhilePressed(el: HTMLElement, paint: () => void) {
+  const state = { pressed: false, stale: false, off: () => undefined as void };
+  let timer = 0;
+  const release = () => {
+    if (!state.pressed) return;
+    state.pressed = false;
+    window.clearTimeout(timer);
+    if (state.stale) {
+      state.stale = false;
+      window.setTimeout(paint, 0);
+    }
+  };
+  const press = () => {
+    state.pressed = true;
+    window.clearTimeout(timer);
+    timer = window.setTimeout(release, 2000);
+  };
+  el.addEventListener("pointerdown", press, true);
+  window.addEventListener("pointerup", release, true);
+  window.addEventListener("pointercancel", release, true);
+  state.off = () => {
+    el.removeEventListener("pointerdown", press, true);
+    window.removeEventListener("pointerup", release, true);
+    window.removeEventListener("pointercancel", release, true);
+    window.clearTimeout(timer);
+  };
+  return state;
 }
 
 // ---------------------------------------------------------------- "Crear Sit & Go"
