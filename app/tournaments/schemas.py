@@ -105,6 +105,7 @@ class TournamentOut(BaseModel):
     turbo: bool = False
     started_at: datetime | None = None
     finished_at: datetime | None = None
+    version: int = 0  # grows with every change: the live frames carry it too
 
 
 class DetailOut(TournamentOut):

@@ -15,6 +15,7 @@ import { notificationsView } from "./views/notifications";
 import { friendsView } from "./views/friends";
 import { profileView } from "./views/profile";
 import { rankingView } from "./views/ranking";
+import { tournamentsView } from "./views/tournaments";
 import { claimDialog } from "./views/account";
 import type { View } from "./view";
 
@@ -48,6 +49,7 @@ function route(): void {
     case "friends": current = friendsView(box); break;
     case "profile": current = profileView(box, Number(arg) || app.me.id); break;
     case "ranking": current = rankingView(box); break;
+    case "tournaments": current = tournamentsView(box, arg); break;
     default: current = lobbyView(box);
   }
   current.render();
@@ -69,8 +71,9 @@ function lazyView(load: () => Promise<View>): View {
 }
 
 function navLink(hash: string, label: string, badge?: number): HTMLElement {
-  const here = (location.hash || "#/") === hash || (hash === "#/" && location.hash === "");
-  return h("a", { href: hash, class: here ? "active" : null, "aria-current": here ? "page" : null },
+  const current = location.hash || "#/";
+  const here = current === hash || (hash !== "#/" && current.startsWith(`${hash}/`)) || (hash === "#/" && location.hash === "");
+  return h("a", { href: hash, class: here ? "active" : null, "aria-current": here ? "page" : null, "data-nav": hash.slice(2) || "lobby" },
     label, badge ? h("span", { class: "badge", "aria-label": t("nav.unread", { n: badge }) }, String(badge)) : null);
 }
 
@@ -86,6 +89,7 @@ function renderHeader(): void {
       h("span", { class: "logo", "aria-hidden": "true" }, "♠♥"), h("span", { class: "brand-name" }, t("app.name"))),
     me ? h("nav", { class: "nav", "aria-label": t("nav.main") },
       navLink("#/", t("nav.lobby")),
+      navLink("#/tournaments", t("nav.tournaments")),
       navLink("#/ranking", t("nav.ranking")),
       navLink("#/shop", t("nav.shop")),
       navLink("#/things", t("nav.things")),
@@ -183,6 +187,13 @@ function personalFrames(): void {
     location.hash = `#/table/${f.table}`;
   });
   socket.on("challenge_declined", (f) => toast(t("challenge.declined", { name: f.by?.name ?? "" })));
+  socket.on("tournament_round", (f) => {
+    // "Your next round starts": the table opens by itself (unless a game is on screen).
+    toast(t("tour.nextRound", { n: f.round_no }), "info");
+    if (!location.hash.startsWith("#/table/") || location.hash === `#/table/${f.table_id}`) {
+      location.hash = `#/table/${f.table_id}`;
+    }
+  });
   socket.on("seat_freed", (f) => toast(tk(`err.${f.code}`, "err.unknown"), "error"));
   socket.on("wallet", (f) => {
     setWallet({ coins: f.coins, credits: f.credits, v: f.v });
