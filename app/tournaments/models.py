@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import JSON, BigInteger, Boolean, ForeignKey, Index, Integer, String, text
+from sqlalchemy import JSON, BigInteger, Boolean, Float, ForeignKey, Index, Integer, String, text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.core.db import Base, BigIntId, UTCDateTime, utcnow
@@ -82,7 +82,7 @@ class Entrant(Base):
     bot: Mapped[bool] = mapped_column(Boolean, default=False)
     state: Mapped[str] = mapped_column(String(10), default="registered")  # registered, left, out
     paid: Mapped[int] = mapped_column(BigInteger, default=0)  # the buy-in escrowed
-    rating: Mapped[float] = mapped_column(default=0.0)
+    rating: Mapped[float] = mapped_column(Float, default=0.0)
     seed: Mapped[int | None] = mapped_column(Integer)  # 1 = the strongest, set at the start
     team: Mapped[int | None] = mapped_column(Integer)  # pairs: two entrants share a team
     registered_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)

@@ -47,7 +47,7 @@ async def get_tournament(tournament_id: int, db: DbDep, user: MaybeUser) -> Deta
 
 
 @router.post("/tournaments", response_model=TournamentOut)
-async def create_sitgo(
+async def create_sit_and_go(
     body: SitGoIn,
     conn: HTTPConnection,
     user: CurrentUser,
@@ -66,7 +66,7 @@ async def create_sitgo(
 
 
 @router.post("/tournaments/{tournament_id}/register", response_model=TournamentOut)
-async def register(
+async def register_in_tournament(
     tournament_id: int,
     conn: HTTPConnection,
     user: CurrentUser,
@@ -83,7 +83,7 @@ async def register(
 
 
 @router.post("/tournaments/{tournament_id}/unregister", response_model=TournamentOut)
-async def unregister(
+async def unregister_from_tournament(
     tournament_id: int, conn: HTTPConnection, user: CurrentUser, db: DbDep, notifier: NotifierDep
 ) -> TournamentOut:
     outbox = Outbox()

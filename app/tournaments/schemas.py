@@ -69,8 +69,8 @@ class ScheduledIn(BaseModel):
             raise ValueError("prize_table: positive shares summing to 10000")
         if self.starts_at.tzinfo is None:
             raise ValueError("starts_at needs a time zone (e.g. 2026-12-05T20:00:00Z)")
-        if self.late_registration_seconds and self.format != "swiss":
-            raise ValueError("late registration is for Swiss tournaments only")
+        if self.late_registration_seconds and (self.format != "swiss" or self.players != 2):
+            raise ValueError("late registration is for one-against-one Swiss tournaments only")
         return self
 
 
@@ -105,6 +105,7 @@ class TournamentOut(BaseModel):
     turbo: bool = False
     started_at: datetime | None = None
     finished_at: datetime | None = None
+    version: int = 0  # grows with every change: the live frames carry it too
 
 
 class DetailOut(TournamentOut):

@@ -143,6 +143,7 @@ def summary(t: Tournament, entrants: int, mine: bool) -> TournamentOut:
         turbo=t.turbo,
         started_at=t.started_at,
         finished_at=t.finished_at,
+        version=t.version,
     )
 
 

@@ -72,16 +72,16 @@ function lazyView(load: () => Promise<View>): View {
 }
 
 function navLink(hash: string, label: string, badge?: number): HTMLElement {
-  const here = (location.hash || "#/") === hash || (hash === "#/" && location.hash === "");
-  return h("a", { href: hash, class: here ? "active" : null, "aria-current": here ? "page" : null },
+  const current = location.hash || "#/";
+  const here = current === hash || (hash !== "#/" && current.startsWith(`${hash}/`)) || (hash === "#/" && location.hash === "");
+  return h("a", { href: hash, class: here ? "active" : null, "aria-current": here ? "page" : null, "data-nav": hash.slice(2) || "lobby" },
     label, badge ? h("span", { class: "badge", "aria-label": t("nav.unread", { n: badge }) }, String(badge)) : null);
 }
 
 /** "Torneos": active on the list and on a tournament's page. */
 function tournamentsLink(): HTMLElement {
   const link = navLink("#/tournaments", t("nav.tournaments"));
-  link.dataset.nav = "tournaments";
-  if (/^#\/tournaments?(\/|$)/.test(location.hash)) { link.className = "active"; link.setAttribute("aria-current", "page"); }
+  if (/^#\/tournament\//.test(location.hash)) { link.className = "active"; link.setAttribute("aria-current", "page"); }
   return link;
 }
 
@@ -97,8 +97,8 @@ function renderHeader(): void {
       h("span", { class: "logo", "aria-hidden": "true" }, "♠♥"), h("span", { class: "brand-name" }, t("app.name"))),
     me ? h("nav", { class: "nav", "aria-label": t("nav.main") },
       navLink("#/", t("nav.lobby")),
-      navLink("#/ranking", t("nav.ranking")),
       tournamentsLink(),
+      navLink("#/ranking", t("nav.ranking")),
       navLink("#/shop", t("nav.shop")),
       navLink("#/things", t("nav.things")),
       navLink("#/friends", t("nav.friends")),
@@ -195,6 +195,12 @@ function personalFrames(): void {
     location.hash = `#/table/${f.table}`;
   });
   socket.on("challenge_declined", (f) => toast(t("challenge.declined", { name: f.by?.name ?? "" })));
+  socket.on("tournament_round", (f) => {
+    // "Your next round starts": the table opens by itself (the last round's finished
+    // table is usually still on screen).
+    toast(t("tn.nextRound"), "ok");
+    location.hash = `#/table/${f.table_id}`;
+  });
   socket.on("seat_freed", (f) => toast(tk(`err.${f.code}`, "err.unknown"), "error"));
   socket.on("wallet", (f) => {
     setWallet({ coins: f.coins, credits: f.credits, v: f.v });
@@ -203,11 +209,6 @@ function personalFrames(): void {
   socket.on("notifications_unread", (f) => {
     app.unread = f.count;
     changed();
-  });
-  // A tournament's next match is ready: say so and open its table.
-  socket.on("tournament_round", (f) => {
-    toast(t("tn.nextRound"), "ok");
-    location.hash = `#/table/${f.table_id}`;
   });
   socket.on("notification", (f) => {
     toast(tk(`notif.${f.kind}`, "notif.generic", notifParams(f.payload ?? {})));

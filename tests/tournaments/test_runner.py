@@ -167,3 +167,40 @@ async def test_a_scheduled_tournament_under_its_minimum_is_cancelled_and_refunde
     for u in users:
         assert await coins(maker, u) == paid + BUY_IN
     assert await balance(maker, money.escrow(tid).key) == 0
+
+
+async def test_duplicate_tables_deal_the_same_cards_and_keep_them_secret(app: FastAPI) -> None:
+    from app.tables.storage.meta import bot_seat
+    from app.tournaments.tables import open_match_table
+
+    svc = app.state.tables
+    deadline = time.time() + 600
+
+    async def table(no: int, secret: str | None) -> Any:
+        table_id = await open_match_table(
+            svc,
+            tournament_id=99,
+            round_no=1,
+            table_no=no,
+            name="dup",
+            preset="burraco",
+            players=2,
+            turbo=False,
+            hands=3,
+            deadline=deadline,
+            deal_secret=secret,
+            seats=[bot_seat(0), bot_seat(1)],
+        )
+        _, meta, _ = await svc.load(table_id)
+        return meta
+
+    one, two, other = await table(1, "s3cret"), await table(2, "s3cret"), await table(3, None)
+    assert one.hands[0].deal == two.hands[0].deal
+    assert one.hands[0].deal != other.hands[0].deal
+    assert one.tournament == "99:1:1" and one.hand_limit == 3
+    public = one.public()
+    assert "deal_seed" not in public
+    assert all("deal" not in h for h in public["hands"])
+    # made twice (another process, or a retry): the same table, started once
+    again = await table(1, "s3cret")
+    assert again.game_id == one.game_id

@@ -273,8 +273,10 @@ class TableService:
         change = Change(meta=meta if touched else None, state=state)
         change.records = game_records(events)
         if ended is not None:
-            meta.hands = [h.model_copy(update={"revealed": True}) for h in meta.hands]
-            change.records.append(table_record("hand_revealed", meta))
+            # A duplicate round's deals stay secret: the other tables are playing them.
+            if meta.deal_seed is None:
+                meta.hands = [h.model_copy(update={"revealed": True}) for h in meta.hands]
+                change.records.append(table_record("hand_revealed", meta))
             if meta.tournament is not None:
                 meta.hand_points = [*meta.hand_points, list(state.hand_scores)]
             if ended.match_over or _match_limit(meta, state):

@@ -179,6 +179,7 @@ export function tournamentView(el: HTMLElement, id: number): View {
       if (mineSeq !== seq) return;
       if (!error && tn && JSON.stringify(found) === JSON.stringify(tn)) return; // nothing new
       tn = found;
+      version = Math.max(version, found.version ?? -1);
       error = "";
     } catch (e) {
       if (mineSeq !== seq) return;
