@@ -29,6 +29,9 @@ PAGE_SCROLL = """() => {
   return out;
 }"""
 
+# What the detail page says of its entrants ("2/4").
+HOST_SEES = "(v) => document.querySelector('.tn-head .f-entrants dd').textContent === v"
+
 CREATE = """async (body) => {
   const r = await fetch('/api/tournaments', { method: 'POST',
     headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
@@ -91,7 +94,7 @@ def test_the_tab_lists_an_upcoming_tournament_and_registers_by_taps(
     _wait_coins(page, before - 1000)
     assert card.locator(".f-entrants dd").text_content() == "2/4"
     # Live: the host's page shows the second entrant without being reloaded.
-    host.wait_for_function("() => document.querySelector('.tn-head .f-entrants dd').textContent === '2/4'")
+    host.wait_for_function(HOST_SEES, arg="2/4")
     assert host.evaluate("() => window.__stay") == 1
     host.click("#tn-pane-entrants")
     assert host.locator("#tn-entrants li").count() == 2
@@ -106,7 +109,7 @@ def test_the_tab_lists_an_upcoming_tournament_and_registers_by_taps(
     card.locator(".tn-unregister").click()
     card.locator(".tn-register").wait_for()
     _wait_coins(page, before)
-    host.wait_for_function("() => document.querySelector('.tn-head .f-entrants dd').textContent === '1/4'")
+    host.wait_for_function(HOST_SEES, arg="1/4")
 
     # A refusal is said on the card, in the page: with too few coins left (spent on a
     # Sit & Go of its own), the tap changes nothing.
@@ -123,7 +126,9 @@ def test_the_tab_lists_an_upcoming_tournament_and_registers_by_taps(
     page.click("#tn-tab-finished")
     page.wait_for_selector("#tn-tab-finished[aria-selected='true']")
     page.wait_for_function(
-        f"() => !document.querySelector(\".tn-card[data-tid='{tid}']\") && !document.querySelector('.spinner')"
+        "(id) => !document.querySelector(`.tn-card[data-tid='${id}']`)"
+        " && !document.querySelector('.spinner')",
+        arg=tid,
     )
 
 
@@ -201,8 +206,16 @@ def test_swiss_standings_and_the_live_result(new_context: Any, artifacts: Path) 
     as_guest(page)
     made = page.evaluate(
         CREATE,
-        {"name": "Suizo del viernes", "format": "swiss", "entrants": 4, "hands": 1,
-         "rounds": 2, "allow_bots": True, "bot_fill_seconds": 5, "turbo": True},
+        {
+            "name": "Suizo del viernes",
+            "format": "swiss",
+            "entrants": 4,
+            "hands": 1,
+            "rounds": 2,
+            "allow_bots": True,
+            "bot_fill_seconds": 5,
+            "turbo": True,
+        },
     )
     tid = made["id"]
     page.goto(f"/#/tournament/{tid}")
@@ -231,3 +244,148 @@ def test_swiss_standings_and_the_live_result(new_context: Any, artifacts: Path) 
     page.click("#tn-pane-matches")
     assert page.locator("#tn-matches .tn-state.s-done").count() >= 1
     _shot(page, artifacts, "matches-phone")
+
+
+async def _finished_duplicate_knockout(db_url: str, user_id: int, name: str) -> int:
+    """A free duplicate knockout of four, finished and won by ``user_id``: written into
+    the server's database in the shapes the runner leaves (no coins involved)."""
+    from datetime import timedelta
+
+    from sqlalchemy.ext.asyncio import async_sessionmaker, create_async_engine
+
+    from app.core.db import utcnow
+    from app.tournaments.models import Entrant, Match, Tournament
+
+    engine = create_async_engine(db_url)
+    try:
+        async with async_sessionmaker(engine)() as db:
+            now = utcnow()
+            t = Tournament(
+                kind="sitgo",
+                format="knockout",
+                players=2,
+                preset="burraco",
+                name=name,
+                state="finished",
+                max_entrants=4,
+                min_entrants=4,
+                buy_in=0,
+                fee_bps=0,
+                guaranteed=0,
+                prize_table=[10_000],
+                rounds=2,
+                hands=2,
+                round_seconds=600,
+                duplicate=True,
+                allow_bots=True,
+                bot_fill_seconds=10,
+                turbo=False,
+                created_at=now - timedelta(hours=1),
+                started_at=now - timedelta(minutes=50),
+                finished_at=now - timedelta(minutes=5),
+                late_registration_seconds=0,
+                current_round=2,
+                pool=0,
+                seed="1" * 32,
+                version=9,
+            )
+            db.add(t)
+            await db.flush()
+            await db.refresh(t)
+            people = [
+                Entrant(tournament_id=t.id, user_id=user_id, name="Yo", seed=1),
+                Entrant(tournament_id=t.id, name="Bot Ana", bot=True, seed=2),
+                Entrant(tournament_id=t.id, name="Bot Luis", bot=True, seed=3),
+                Entrant(tournament_id=t.id, name="Bot Marta", bot=True, seed=4),
+            ]
+            db.add_all(people)
+            await db.flush()
+            for e in people:
+                await db.refresh(e)
+            a, b, c, d = (e.id for e in people)
+
+            def match(r: int, n: int, x: int, y: int, deals: list[list[int]]) -> Match:
+                mp_x, mp_y = sum(p[0] for p in deals), sum(p[1] for p in deals)
+                return Match(
+                    tournament_id=t.id,
+                    round_no=r,
+                    table_no=n,
+                    side_a=x,
+                    side_b=y,
+                    state="done",
+                    mp_a=mp_x,
+                    mp_b=mp_y,
+                    vp_a=12,
+                    vp_b=8,
+                    hands_played=2,
+                    winner=x if mp_x >= mp_y else y,
+                    abandoned=[],
+                    deals=deals,
+                    deadline=now - timedelta(minutes=30),
+                    finished_at=now - timedelta(minutes=20),
+                )
+
+            db.add_all(
+                [
+                    match(1, 1, a, d, [[820, 310], [455, 390]]),
+                    match(1, 2, b, c, [[610, 500], [270, 705]]),
+                    match(2, 1, a, c, [[930, 415], [380, 520]]),
+                ]
+            )
+            tid = t.id
+            await db.commit()
+            return tid
+    finally:
+        await engine.dispose()
+
+
+def test_a_finished_tournament_its_deals_and_the_profile(
+    new_context: Any, artifacts: Path, pg_url: str, redis_url: str
+) -> None:
+    import asyncio
+
+    from tests.e2e.conftest import _e2e_urls
+    from tests.e2e.test_languages import _check_screen
+    from tests.support import in_thread
+
+    page = new_context(*LAPTOP).new_page()
+    as_guest(page)
+    me = page.evaluate("() => fetch('/api/me').then(r => r.json())")
+    name = f"Duplicado {secrets.token_hex(2)}"
+    db_url, _ = _e2e_urls(pg_url, redis_url)
+    tid = in_thread(asyncio.run, _finished_duplicate_knockout(db_url, me["id"], name))
+
+    page.goto("/#/tournaments/finished")
+    page.locator(f".tn-card[data-tid='{tid}']").wait_for()
+    page.goto(f"/#/tournament/{tid}")
+    page.wait_for_selector("#tn-bracket .champion")
+    assert page.text_content("#tn-bracket .champion").strip() == "Yo"
+    final = page.locator("#tn-bracket .tn-col").nth(1)
+    assert "Yo" in final.text_content() and "Bot Luis" in final.text_content()
+    # The same deals at every table: deal by deal, side by side.
+    page.click("#tn-pane-deals")
+    page.wait_for_selector("#tn-deals")
+    page.click(".tn-rounds .chip:has-text('Ronda 1')")
+    rows = page.locator("#tn-deals tbody tr")
+    assert rows.count() == 2
+    assert rows.nth(0).locator("td").all_text_contents() == ["820 : 310", "610 : 500"]
+    _fits(page)
+    _shot(page, artifacts, "deals-laptop")
+    # Every word on these screens goes through the five dictionaries.
+    _check_screen(page, "tn.deals")
+    page.click("#tn-pane-bracket")
+    _check_screen(page, "tn.bracket")
+
+    # The profile lists it, with the place.
+    page.goto(f"/#/profile/{me['id']}")
+    item = page.locator(f"#profile-tournaments li[data-tid='{tid}']")
+    item.wait_for()
+    assert name in item.text_content()
+    assert item.locator(".tn-res-place").text_content() == "1.º de 4"
+    page.set_viewport_size({"width": PHONE[0], "height": PHONE[1]})
+    item.scroll_into_view_if_needed()
+    _shot(page, artifacts, "profile-phone")
+    page.goto(f"/#/tournament/{tid}")
+    page.wait_for_selector("#tn-bracket .champion")
+    _fits(page)
+    _shot(page, artifacts, "finished-bracket-phone")

@@ -66,7 +66,7 @@ export function figures(tn: any): HTMLElement {
   return h("dl", { class: "tn-figs" },
     item(t("tn.entrants"), seats, "f-entrants"),
     item(t("tn.buyIn"), tn.buy_in ? coins(tn.buy_in) : t("tn.free"), "f-buyin"),
-    item(t("tn.pool"), coins(tn.pool), "f-pool"),
+    item(t("tn.pool"), tn.pool ? coins(tn.pool) : "–", "f-pool"),
     item(t(tn.state === "registering" ? "tn.starts" : tn.state === "finished" ? "tn.ended" : "tn.status"), when(tn), "f-when"));
 }
 
@@ -97,7 +97,7 @@ export function registration(tn: any, onDone: (updated: any) => void): HTMLEleme
     control = h("div", { class: "row wrap" },
       h("span", { class: "tag ok tn-in" }, "✓ ", t("tn.registered")),
       h("button", { type: "button", class: "btn small danger tn-unregister", onclick: act("unregister") }, t("tn.unregister")));
-  } else if (tn.registered) {
+  } else if (tn.registered && (tn.state === "running" || tn.state === "paying")) {
     control = h("span", { class: "tag ok tn-in" }, "✓ ", t("tn.playing"));
   } else if (tn.registration_open && tn.entrants < capacity(tn)) {
     control = h("button", { type: "button", class: "btn small primary tn-register", onclick: act("register") },
