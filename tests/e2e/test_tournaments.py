@@ -130,6 +130,12 @@ def test_the_tab_lists_an_upcoming_tournament_and_registers_by_taps(
         " && !document.querySelector('.spinner')",
         arg=tid,
     )
+    # Every word on the tab goes through the five dictionaries.
+    from tests.e2e.test_languages import _check_screen
+
+    page.click("#tn-tab-upcoming")
+    page.locator(".tn-card:has-text('Copa cara')").wait_for()
+    _check_screen(page, "tn.upcoming")
 
 
 def _sitgo_by_the_sheet(page: Any, artifacts: Path, fmt: str) -> int:

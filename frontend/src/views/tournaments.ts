@@ -72,10 +72,11 @@ export function figures(tn: any): HTMLElement {
 
 /** Register / unregister, with its state said plainly and its error shown beside it. */
 // The last refusal per tournament: kept across live repaints, gone with the next tap.
-const refusals = new Map<number, string>();
+const refusals = new Map<number, unknown>();
 
 export function registration(tn: any, onDone: (updated: any) => void): HTMLElement {
-  const error = h("p", { class: "error tn-error", role: "alert" }, refusals.get(tn.id) ?? "");
+  const refused = refusals.get(tn.id);
+  const error = h("p", { class: "error tn-error", role: "alert" }, refused ? errorText(refused) : "");
   const act = (path: string) => async (e: Event) => {
     const btn = e.currentTarget as HTMLButtonElement;
     if (btn.disabled) return;
@@ -87,7 +88,7 @@ export function registration(tn: any, onDone: (updated: any) => void): HTMLEleme
       await refreshWallet();
       onDone(updated);
     } catch (err) {
-      refusals.set(tn.id, errorText(err));
+      refusals.set(tn.id, err); // said again in the language of each repaint
       error.textContent = errorText(err);
       btn.disabled = false;
     }
