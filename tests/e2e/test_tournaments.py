@@ -43,8 +43,16 @@ def test_tournaments_tab_bracket_and_standings(
     assert page.locator(".tour-head").inner_text().startswith("Inscripción abierta")
     page.screenshot(path=str(artifacts / f"tournaments-sitgo-{width}.png"), full_page=True)
 
-    # Bots fill it after its wait; the player's own table opens by itself.
-    page.wait_for_url(re.compile(r"#/table/t" + tid + r"r1m\d$"), timeout=30_000)
+    # Leaving before the start (the place given up): then a knockout that bots fill at
+    # once; the player's own table opens by itself ("your next round starts").
+    page.click('[data-act="unregister"]')
+    page.locator('[data-act="register"]').wait_for()
+    status, made = page.evaluate(
+        CREATE_JS, {"entrants": 4, "hands": 1, "allow_bots": True, "bot_fill_seconds": 5}
+    )
+    assert status == 200, made
+    tid = str(made["id"])
+    page.wait_for_url(re.compile(r"#/table/t" + tid + r"r1m\d$"), timeout=40_000)
     page.goto(f"/#/tournaments/{tid}")
     page.locator(".tour-bracket .tour-match").first.wait_for()
     assert page.locator(".tour-bracket .tour-match").count() == 2
@@ -64,7 +72,7 @@ def test_tournaments_tab_bracket_and_standings(
         },
     )
     assert status == 200, made
-    page.wait_for_url(re.compile(r"#/table/t" + str(made["id"]) + r"r1m\d$"), timeout=30_000)
+    page.wait_for_url(re.compile(r"#/table/t" + str(made["id"]) + r"r1m\d$"), timeout=40_000)
     page.goto(f"/#/tournaments/{made['id']}")
     page.locator(".tour-standings tbody tr").first.wait_for()
     assert page.locator(".tour-standings tbody tr").count() == 4

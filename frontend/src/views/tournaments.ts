@@ -66,7 +66,7 @@ function listView(el: HTMLElement): View {
   let tab: Tab = (sessionStorage.getItem("tour.tab") as Tab) || "upcoming";
   let rows: any[] | null = null;
   let error = "";
-  const form = { entrants: 8, format: "knockout", buy_in: 0, allow_bots: true, turbo: false };
+  const form = { entrants: 8, format: "knockout", buy_in: 0, allow_bots: true, turbo: false, bot_fill_seconds: 30 };
 
   async function load(): Promise<void> {
     try {
@@ -107,7 +107,7 @@ function listView(el: HTMLElement): View {
           select("format", [["knockout", t("tour.knockout")], ["swiss", t("tour.swiss")]])),
         h("label", { class: "filter" }, h("span", null, t("tour.buyIn")),
           select("buy_in", [[0, t("tour.free")], [1000, fmt(1000)], [6000, fmt(6000)], [20000, fmt(20000)]])),
-        check("allow_bots", t("tour.allowBots")),
+        check("allow_bots", t("tour.allowBots", { s: form.bot_fill_seconds })),
         check("turbo", t("tour.turbo")),
         h("button", { type: "submit", class: "btn primary", id: "tg-create" }, t("tour.create"))));
   }
@@ -159,7 +159,7 @@ function detailView(el: HTMLElement, id: number): View {
   }
 
   function standings(): HTMLElement {
-    return h("table", { class: "grid-table tour-standings" },
+    return h("div", { class: "tour-table" }, h("table", { class: "grid-table tour-standings" },
       h("thead", null, h("tr", null,
         h("th", { scope: "col" }, "#"), h("th", { scope: "col" }, t("tour.player")),
         h("th", { scope: "col" }, t("tour.vp")), h("th", { scope: "col" }, t("tour.oppVp")),
@@ -169,7 +169,7 @@ function detailView(el: HTMLElement, id: number): View {
         h("td", null, sideNames(s)),
         h("td", { "data-raw": "" }, String(s.vp)),
         h("td", { "data-raw": "" }, String(s.opponents_vp)),
-        h("td", { "data-raw": "" }, (s.mp_diff > 0 ? "+" : "") + fmt(s.mp_diff))))));
+        h("td", { "data-raw": "" }, (s.mp_diff > 0 ? "+" : "") + fmt(s.mp_diff)))))));
   }
 
   function matchBox(m: any): HTMLElement {
