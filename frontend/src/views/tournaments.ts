@@ -63,7 +63,7 @@ export function tournamentsView(el: HTMLElement, arg: string): View {
 }
 
 function listView(el: HTMLElement): View {
-  let tab: Tab = (sessionStorage.getItem("tour.tab") as Tab) || "upcoming";
+  let tab: Tab = (sessionStorage.getItem("buraco:tournaments-tab") as Tab) || "upcoming";
   let rows: any[] | null = null;
   let error = "";
   const form = { entrants: 8, format: "knockout", buy_in: 0, allow_bots: true, turbo: false, bot_fill_seconds: 30 };
@@ -128,7 +128,7 @@ function listView(el: HTMLElement): View {
       h("h1", null, t("tour.title")),
       h("div", { class: "tabs", role: "tablist" }, ...TABS.map((name) =>
         h("button", { type: "button", role: "tab", "aria-selected": String(tab === name), class: tab === name ? "tab active" : "tab",
-          "data-tab": name, onclick: () => { tab = name; sessionStorage.setItem("tour.tab", name); rows = null; render(); load(); } },
+          "data-tab": name, onclick: () => { tab = name; sessionStorage.setItem("buraco:tournaments-tab", name); rows = null; render(); load(); } },
           t(`tour.tab.${name}` as any)))),
       tab === "upcoming" ? sitgoForm() : null,
       rows === null ? spinner() : error ? h("p", { class: "error" }, error) : rows.length ?
