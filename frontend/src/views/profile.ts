@@ -1,5 +1,5 @@
 // A player's profile: level, games and wins by modality, equipped things, recent games,
-// and "Retar", "Regalar", add friend, block.
+// tournament results, and "Retar", "Regalar", add friend, block.
 import { get, post, del, errorText } from "../api";
 import { h, mount, raw, fmt } from "../dom";
 import { t, tk } from "../i18n";
@@ -12,6 +12,7 @@ import type { View } from "../view";
 export function profileView(el: HTMLElement, userId: number): View {
   let p: any = null;
   let error = "";
+  let results: any[] = [];
 
   async function load(): Promise<void> {
     try {
@@ -20,6 +21,10 @@ export function profileView(el: HTMLElement, userId: number): View {
       error = errorText(e);
     }
     render();
+    try {
+      results = await get(`/api/players/${userId}/tournaments`);
+      render();
+    } catch { /* the profile stands without them */ }
   }
 
   async function call(fn: () => Promise<unknown>): Promise<void> {
@@ -72,7 +77,13 @@ export function profileView(el: HTMLElement, userId: number): View {
             h("li", { class: "row between" },
               h("span", null, presetName(g.preset), " · ", tk(`outcome.${g.outcome}`)),
               h("span", { class: g.coins_delta >= 0 ? "ok" : "error", "data-raw": "" }, `${g.coins_delta >= 0 ? "+" : ""}${fmt(g.coins_delta)}`)))) :
-            h("p", { class: "empty" }, t("profile.noGames"))))));
+            h("p", { class: "empty" }, t("profile.noGames"))),
+        results.length ? h("section", { class: "panel", "aria-labelledby": "pt-title" },
+          h("h2", { id: "pt-title" }, t("tour.title")),
+          h("ul", { class: "list profile-tournaments" }, ...results.map((r: any) =>
+            h("li", { class: "row between" },
+              h("a", { href: `#/tournaments/${r.id}` }, raw(r.name)),
+              h("span", null, r.place ? `${t("tour.place", { n: r.place })}${r.prize ? ` · +${fmt(r.prize)}` : ""}` : t("tour.outOfPrizes")))))) : null)));
   }
 
   load();
