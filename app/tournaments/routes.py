@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Query
+from fastapi import APIRouter, Depends, Path, Query
 from starlette.requests import HTTPConnection
 
 from app.api.deps import CurrentUser, DbDep, SettingsDep, optional_user
@@ -39,6 +39,15 @@ async def list_tournaments(
     db: DbDep, user: MaybeUser, status: Annotated[str | None, Query(max_length=16)] = None
 ) -> list[TournamentOut]:
     return await service.listing(db, status, user.id if user else None)
+
+
+@router.get("/players/{user_id}/tournaments")
+async def player_tournaments(
+    user_id: Annotated[int, Path(ge=1, le=2**62)], db: DbDep, user: CurrentUser
+) -> list[dict[str, Any]]:
+    """A player's finished tournaments with their place and prize (the profile shows
+    them)."""
+    return await service.player_results(db, user_id)
 
 
 @router.get("/tournaments/{tournament_id}", response_model=DetailOut)

@@ -277,3 +277,43 @@ async def detail(db: AsyncSession, tournament_id: int, user_id: int | None) -> D
             for p in payouts
         ],
     )
+
+
+async def player_results(db: AsyncSession, user_id: int) -> list[dict[str, Any]]:
+    """A player's finished tournaments, newest first (for the profile): the place and the
+    prize when the place was paid, else ``place`` null (out of the prizes)."""
+    stmt = (
+        select(
+            Tournament.id,
+            Tournament.name,
+            Tournament.format,
+            Tournament.kind,
+            Tournament.finished_at,
+            Payout.place,
+            Payout.amount,
+        )
+        .join(Entrant, Entrant.tournament_id == Tournament.id)
+        .outerjoin(
+            Payout,
+            (Payout.tournament_id == Tournament.id) & (Payout.entrant_id == Entrant.id),
+        )
+        .where(
+            Entrant.user_id == user_id,
+            Entrant.state != "left",
+            Tournament.state == "finished",
+        )
+        .order_by(Tournament.finished_at.desc(), Tournament.id.desc())
+        .limit(20)
+    )
+    return [
+        {
+            "id": int(r.id),
+            "name": r.name,
+            "format": r.format,
+            "kind": r.kind,
+            "finished_at": r.finished_at,
+            "place": r.place,
+            "prize": int(r.amount or 0),
+        }
+        for r in (await db.execute(stmt)).all()
+    ]

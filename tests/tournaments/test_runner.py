@@ -20,7 +20,7 @@ from app.tournaments import money, pairing
 from app.tournaments.models import Match, Payout, Tournament
 from app.tournaments.runner import TournamentRunner
 from app.tournaments.schemas import ScheduledIn, SitGoIn
-from app.tournaments.service import create_scheduled, create_sitgo, detail
+from app.tournaments.service import create_scheduled, create_sitgo, detail, player_results
 from app.users.models import User
 from tests.economy.helpers import balance, coins, new_users
 
@@ -107,6 +107,14 @@ async def test_a_knockout_sitgo_filled_with_bots_plays_to_its_prizes(app: FastAP
     assert await balance(maker, money.escrow(tid).key) == 0
     assert [s["place"] for s in shown.standings] == [1, 2, 3, 4]
     assert shown.standings[0]["out_in"] is None
+    # the profile's results: each person's place (or none) and prize
+    async with maker() as db:
+        for u in users:
+            (mine,) = await player_results(db, u)
+            paid = [p for p in payouts if p.user_id == u]
+            assert mine["id"] == tid
+            assert mine["place"] == (paid[0].place if paid else None)
+            assert mine["prize"] == sum(p.amount for p in paid)
     # each person got exactly what the payouts say
     for u in users:
         won = sum(p.amount for p in payouts if p.user_id == u)
