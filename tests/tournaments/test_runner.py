@@ -212,3 +212,51 @@ async def test_duplicate_tables_deal_the_same_cards_and_keep_them_secret(app: Fa
     # made twice (another process, or a retry): the same table, started once
     again = await table(1, "s3cret")
     assert again.game_id == one.game_id
+
+
+async def test_at_the_round_deadline_the_hand_in_play_ends_the_match(app: FastAPI) -> None:
+    from app.tables.storage.meta import bot_seat
+    from app.tournaments.tables import open_match_table
+
+    svc = app.state.tables
+    finished: list[Any] = []
+
+    async def seen(meta: Any, state: Any) -> None:
+        if meta.tournament == "98:1:1":
+            finished.append((meta, state))
+
+    svc.finished_hooks.append(seen)
+    await open_match_table(
+        svc,
+        tournament_id=98,
+        round_no=1,
+        table_no=1,
+        name="deadline",
+        preset="burraco",
+        players=2,
+        turbo=True,
+        hands=10,
+        deadline=time.time() - 1,  # the limit is already past: only the first hand is played
+        deal_secret=None,
+        seats=[bot_seat(0), bot_seat(1)],
+    )
+    until = time.monotonic() + 90
+    while not finished and time.monotonic() < until:
+        await asyncio.sleep(0.2)
+    assert finished, "the match did not end"
+    meta, state = finished[0]
+    assert state.hand_no == 1 and meta.hand_limit == 10
+    assert len(meta.hand_points) == 1
+
+
+def test_the_abandonment_rule() -> None:
+    from app.tournaments.runner import _score
+
+    t = Tournament(hands=2, format="swiss")
+    m = Match(side_a=1, side_b=2, mp_a=900, mp_b=100)
+    vp_a, vp_b, winner = _score(t, m, set())
+    assert vp_a > vp_b and vp_a + vp_b == 20 and winner == 1
+    # the side that was ahead left: 0 VP, the other at least a bye's 14, and goes through
+    assert _score(t, m, {0}) == (0, max(20 - vp_a, 14), 2)
+    assert _score(t, m, {1}) == (vp_a, 0, 1)
+    assert _score(t, m, {0, 1})[:2] == (0, 0)
