@@ -47,6 +47,10 @@ from app.tables.play.hooks import FreeTables, TableHooks
 from app.tables.play.service import TableService
 from app.tables.play.timers import TimerLoop
 from app.tables.storage.archive import GameArchive
+from app.tournaments import money as tournament_money
+from app.tournaments import profile_routes as tournament_profile_routes
+from app.tournaments import routes as tournament_routes
+from app.tournaments.runner import TournamentRunner
 from app.users import routes as users_routes
 from app.users.passwords import Passwords
 
@@ -132,6 +136,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.reconciler = reconciler = (
             Reconciler(tables, hooks) if isinstance(hooks, EconomyTables) else None
         )
+        notifier = Notifier(redis)
+        app.state.tournaments = tournaments = TournamentRunner(
+            app.state.sessionmaker, tables, notifier
+        )
+        if reconciler is not None:  # a tournament left half-paid is finished there too
+            reconciler.extra.append(
+                lambda: tournament_money.repair(app.state.sessionmaker, notifier)
+            )
         await warn_if_redis_volatile(redis, settings)
         app.state.saturation = saturation = Saturation(settings, hub)
         app.state.hidden_keeper = hidden_keeper = HiddenKeeper(
@@ -141,6 +153,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         await hub.start()
         await timers.start()
         await saturation.start()
+        await tournaments.start()
         if reconciler is not None:
             await reconciler.start()
         monitor = metrics.Monitor(redis)
@@ -151,6 +164,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             yield
         finally:
             uninstall_restart()
+            await tournaments.stop()
             if reconciler is not None:
                 await reconciler.stop()
             await monitor.stop()
@@ -199,6 +213,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(ratings_routes.router)
     app.include_router(social_inbox_routes.router)
     app.include_router(social_prefs_routes.router)
+    app.include_router(tournament_routes.router)
+    app.include_router(tournament_profile_routes.router)
     _mount_frontend(app, settings)
     return app
 

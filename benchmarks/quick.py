@@ -36,6 +36,7 @@ QUICK: dict[str, list[str]] = {
     "friends.py": ["--emotes", "5", "--rematches", "1"],
     "load.py": ["--tables", "4", "--seconds", "2", "--rounds", "1"],
     "ring_attack.py": ["--quick"],
+    "tournament.py": ["--sitgo", "4", "--swiss", "4", "--rounds", "2"],
 }
 TIMEOUT = 300  # seconds for one benchmark; its smallest run takes well under a minute
 

@@ -24,6 +24,7 @@ from app.economy import models as _economy_models  # noqa: F401  (registers the 
 from app.ratings import models as _ratings_models  # noqa: F401
 from app.social import models as _social_models  # noqa: F401
 from app.tables.storage import models as _tables_models  # noqa: F401
+from app.tournaments import models as _tournament_models  # noqa: F401
 from app.users import models as _users_models  # noqa: F401
 
 config = context.config

@@ -147,6 +147,12 @@ class Settings(BaseSettings):
     reconcile_interval_seconds: float = Field(default=30.0, gt=0, le=3600)
     reconcile_grace_seconds: float = Field(default=60.0, ge=0, le=86400)
 
+    # Tournaments (docs/tournaments.md): the house's cut of a Sit & Go's buy-ins (and a
+    # scheduled one's unless it names its own), in hundredths of a percent; how often each
+    # process's runner looks for a step to take.
+    tournament_fee_bps: int = Field(default=1_000, ge=0, le=5_000)
+    tournament_tick_seconds: float = Field(default=1.0, gt=0, le=60)
+
     # Chip dumping (docs/decisions/0016-chip-dumping.md, app/economy/integrity.py).
     # Guests, and accounts younger than new_account_days that are still below
     # new_account_level, may sit only at tables whose bet is at most their cap.

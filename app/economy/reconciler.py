@@ -38,6 +38,7 @@ import contextlib
 import logging
 import random
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -78,6 +79,9 @@ class Reconciler:
         self.settings = svc.settings
         self.batch = batch
         self.task: asyncio.Task[None] | None = None
+        # Repairs of other packages run in the same claimed period (a tournament left
+        # half-paid: app/tournaments/money.py), each after the economy's own.
+        self.extra: list[Callable[[], Awaitable[object]]] = []
 
     # ------------------------------------------------------------ the periodic job
 
@@ -112,6 +116,8 @@ class Reconciler:
         repairs = Repairs()
         await self._games(repairs)
         await self._holds(repairs)
+        for job in self.extra:
+            await job()
         if repairs:
             log.warning("reconciler repaired: %s", repairs)
         return repairs

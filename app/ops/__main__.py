@@ -1,7 +1,10 @@
 """``python -m app.ops integrity [--all] [--release USER_ID]``: the chip-dumping report
 (flagged pairs, figures, held winnings and actions) as JSON on stdout, from the database
 the ``BURACO_`` settings name; ``--release`` first releases one winner's held winnings
-(exactly once, as the admin endpoint does)."""
+(exactly once, as the admin endpoint does).
+
+``python -m app.ops tournaments create|list|cancel``: scheduled tournaments, with the
+admin API's checks (app/ops/tournaments.py, docs/tournaments.md)."""
 
 from __future__ import annotations
 
@@ -16,6 +19,7 @@ from app.core.db import create_engine, create_sessionmaker
 from app.economy import holds
 from app.economy.integrity_report import report
 from app.economy.notify import Outbox
+from app.ops import tournaments
 
 
 async def integrity(include_released: bool, release: int | None) -> dict[str, object]:
@@ -44,7 +48,12 @@ def main(argv: list[str] | None = None) -> int:
     cmd = sub.add_parser("integrity", help="chip-dumping report: flagged pairs and holds")
     cmd.add_argument("--all", action="store_true", help="released flags too")
     cmd.add_argument("--release", type=int, metavar="USER_ID", help="release a winner's holds")
+    tournaments.add_parser(sub)
     args = parser.parse_args(argv)
+    if args.command == "tournaments":
+        code, found = asyncio.run(tournaments.run(args))
+        sys.stdout.write(orjson.dumps(found, option=orjson.OPT_INDENT_2).decode() + "\n")
+        return code
     out = asyncio.run(integrity(args.all, args.release))
     sys.stdout.write(orjson.dumps(out, option=orjson.OPT_INDENT_2).decode() + "\n")
     return 0

@@ -1,0 +1,1 @@
+"""Tournaments: Sit & Go and scheduled events, knockout and Swiss (docs/tournaments.md)."""

@@ -52,6 +52,9 @@ function route(): void {
     case "profile": current = profileView(box, Number(arg) || app.me.id); break;
     case "ranking": current = rankingView(box); break;
     case "rules": current = rulesView(box, arg); break;
+    // Tournaments (views/tournaments.ts, views/tournament.ts): loaded on first use.
+    case "tournaments": current = lazyView(() => import("./views/tournaments").then((m) => m.tournamentsView(box, arg))); break;
+    case "tournament": current = lazyView(() => import("./views/tournament").then((m) => m.tournamentView(box, Number(arg)))); break;
     default: current = lobbyView(box);
   }
   current.render();
@@ -73,9 +76,17 @@ function lazyView(load: () => Promise<View>): View {
 }
 
 function navLink(hash: string, label: string, badge?: number): HTMLElement {
-  const here = (location.hash || "#/") === hash || (hash === "#/" && location.hash === "");
-  return h("a", { href: hash, class: here ? "active" : null, "aria-current": here ? "page" : null },
+  const current = location.hash || "#/";
+  const here = current === hash || (hash !== "#/" && current.startsWith(`${hash}/`)) || (hash === "#/" && location.hash === "");
+  return h("a", { href: hash, class: here ? "active" : null, "aria-current": here ? "page" : null, "data-nav": hash.slice(2) || "lobby" },
     label, badge ? h("span", { class: "badge", "aria-label": t("nav.unread", { n: badge }) }, String(badge)) : null);
+}
+
+/** "Torneos": active on the list and on a tournament's page. */
+function tournamentsLink(): HTMLElement {
+  const link = navLink("#/tournaments", t("nav.tournaments"));
+  if (/^#\/tournament\//.test(location.hash)) { link.className = "active"; link.setAttribute("aria-current", "page"); }
+  return link;
 }
 
 function renderHeader(): void {
@@ -90,6 +101,7 @@ function renderHeader(): void {
       h("span", { class: "logo", "aria-hidden": "true" }, "♠♥"), h("span", { class: "brand-name" }, t("app.name"))),
     me ? h("nav", { class: "nav", "aria-label": t("nav.main") },
       navLink("#/", t("nav.lobby")),
+      tournamentsLink(),
       navLink("#/ranking", t("nav.ranking")),
       navLink("#/shop", t("nav.shop")),
       navLink("#/things", t("nav.things")),
@@ -187,6 +199,12 @@ function personalFrames(): void {
     location.hash = `#/table/${f.table}`;
   });
   socket.on("challenge_declined", (f) => toast(t("challenge.declined", { name: f.by?.name ?? "" })));
+  socket.on("tournament_round", (f) => {
+    // "Your next round starts": the table opens by itself (the last round's finished
+    // table is usually still on screen).
+    toast(t("tn.nextRound"), "ok");
+    location.hash = `#/table/${f.table_id}`;
+  });
   socket.on("seat_freed", (f) => toast(tk(`err.${f.code}`, "err.unknown"), "error"));
   socket.on("wallet", (f) => {
     setWallet({ coins: f.coins, credits: f.credits, v: f.v });

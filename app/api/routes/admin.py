@@ -16,6 +16,9 @@ from app.economy import holds
 from app.economy.deps import NotifierDep
 from app.economy.integrity_report import report
 from app.economy.notify import Outbox
+from app.tournaments import money as tournament_money
+from app.tournaments import service as tournaments
+from app.tournaments.schemas import ScheduledIn, TournamentOut
 
 log = logging.getLogger("app.economy")
 
@@ -59,3 +62,29 @@ async def release_winnings(user_id: int, db: DbDep, notifier: NotifierDep) -> di
     except Exception:  # Redis away: the release is done; the wallet is re-read later
         log.warning("wallet push after a release failed", exc_info=True)
     return {"user_id": done.user_id, "games": done.games, "coins": done.coins}
+
+
+@router.post("/tournaments", response_model=TournamentOut)
+async def create_tournament(body: ScheduledIn, request: Request, db: DbDep) -> TournamentOut:
+    """A scheduled tournament (docs/tournaments.md)."""
+    t = await tournaments.create_scheduled(db, request.app.state.settings, body)
+    await db.commit()
+    return await tournaments.one(db, t.id, None)
+
+
+@router.post("/tournaments/{tournament_id}/cancel", response_model=TournamentOut)
+async def cancel_tournament(
+    tournament_id: int, request: Request, db: DbDep, notifier: NotifierDep
+) -> TournamentOut:
+    """Cancelled before its start, every entrant refunded once."""
+    outbox = Outbox()
+    await tournament_money.cancel(db, outbox, tournament_id)
+    await db.commit()
+    try:
+        await outbox.flush(db, notifier)
+    except Exception:  # Redis away: the refunds are done; wallets are re-read later
+        log.warning("wallet push after a cancellation failed", exc_info=True)
+    runner = getattr(request.app.state, "tournaments", None)
+    if runner is not None:
+        runner.kick(tournament_id)
+    return await tournaments.one(db, tournament_id, None)

@@ -13,6 +13,7 @@ sockets and grace clocks (absence.py), ending tables nobody plays (idle.py).
 from __future__ import annotations
 
 import logging
+import random
 import secrets
 import time
 from collections.abc import Awaitable, Callable
@@ -27,7 +28,7 @@ from app.core.config import Settings
 from app.core.errors import AppError
 from app.rules import commands as C
 from app.rules import fairdeal
-from app.rules.deal import deal_commitment, deal_from_dict, deal_to_dict
+from app.rules.deal import deal_commitment, deal_from_dict, deal_to_dict, random_deal
 from app.rules.engine import apply
 from app.rules.errors import RuleViolation
 from app.rules.events import Discarded, Event, HandEnded
@@ -122,6 +123,10 @@ class TableService:
         self.rejoin_hooks: list[Callable[[], Awaitable[Any]]] = []
         # Timer kinds of other modules (kind -> handler(table_id, arg)): rematch.install.
         self.timer_handlers: dict[str, Callable[[str, str], Awaitable[None]]] = {}
+        # Called with every finished game, after its settlement, by ``finish`` (which
+        # runs again if the process dies midway, so each must be idempotent): the
+        # tournaments record their matches' results here.
+        self.finished_hooks: list[Callable[[TableMeta, State], Awaitable[None]]] = []
 
     # ---------------------------------------------------------------- loading
 
@@ -283,9 +288,13 @@ class TableService:
         change.records = game_records(events, moves)
         dealt = True
         if ended is not None:
-            meta.hands = [h.model_copy(update={"revealed": True}) for h in meta.hands]
-            change.records.append(table_record("hand_revealed", meta))
-            if ended.match_over:
+            # A duplicate round's deals stay secret: the other tables are playing them.
+            if meta.deal_seed is None:
+                meta.hands = [h.model_copy(update={"revealed": True}) for h in meta.hands]
+                change.records.append(table_record("hand_revealed", meta))
+            if meta.tournament is not None:
+                meta.hand_points = [*meta.hand_points, list(state.hand_scores)]
+            if ended.match_over or _match_limit(meta, state):
                 meta.status = "finished"
                 change.records.append(table_record("game_over", meta))
                 change.state = state
@@ -312,6 +321,15 @@ class TableService:
         rules = state.rules
         if meta.stacked_deals and self.settings.env == "test":
             deal = deal_from_dict(meta.stacked_deals.pop(0))  # lobby/testdeals.py: tests only
+        elif meta.deal_seed is not None:
+            # A duplicate round: every table of the round plays the same cards, so the
+            # deal comes from the round's seed, committed by its hash, with no cut.
+            rng = random.Random(f"{meta.deal_seed}:{state.hand_no + 1}")
+            first = next_first(state) if state.hand_no else rng.randrange(rules.players)
+            deal = random_deal(rules, first, rng)
+        else:
+            deal = None
+        if deal is not None:
             salt = secrets.token_hex(16)
             meta.hands.append(
                 HandFairness(
@@ -679,7 +697,9 @@ class TableService:
         if self.archive_game is not None:
             await self.archive_game(meta, await self.store.full_log(table_id))
         with metrics.settling():
-            await self.hooks.settle_game(self._result(meta, state, state.match_winner))
+            await self.hooks.settle_game(self._result(meta, state, _winner(meta, state)))
+        for hook in self.finished_hooks:
+            await hook(meta, state)
         await self.store.cancel_timer(member)
         await self.store.expire(table_id)
         await self.after_table_change(meta)
@@ -699,6 +719,24 @@ class TableService:
 
         await self.mutate(table_id, decide)
         await self.maybe_start(table_id)
+
+
+def _match_limit(meta: TableMeta, state: State) -> bool:
+    """A tournament match is over after its hands, or when a hand ends past its round's
+    time limit (the hand in progress is played out; no new one starts)."""
+    if meta.hand_limit and state.hand_no >= meta.hand_limit:
+        return True
+    return meta.round_deadline is not None and time.time() >= meta.round_deadline
+
+
+def _winner(meta: TableMeta, state: State) -> int | None:
+    """The match's winning team; a tournament match cut short by its limits: the team
+    ahead, None on a tie."""
+    if state.match_winner >= 0 or meta.tournament is None:
+        return state.match_winner
+    best = max(state.totals)
+    leaders = [t for t, total in enumerate(state.totals) if total == best]
+    return leaders[0] if len(leaders) == 1 else None
 
 
 def takeover_record(seat: int, reason: str) -> dict[str, Any]:

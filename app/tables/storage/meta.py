@@ -203,6 +203,16 @@ class TableMeta(Compact):
     # BURACO_ENV=test only (app/tables/lobby/testdeals.py): the next hands' deals, in order,
     # instead of shuffles, so browser tests can play known cards. Secret like ``hands``.
     stacked_deals: list[dict[str, Any]] = Field(default_factory=list)
+    # A tournament's match (app/tournaments/tables.py): "{tournament}:{round}:{table}".
+    # It ends after ``hand_limit`` hands, or at the end of the first hand to finish after
+    # ``round_deadline``; ``deal_seed`` (secret like ``hands``) makes every table of a
+    # duplicate round deal the same cards, seat by seat; ``hand_points`` is each finished
+    # hand's score per team.
+    tournament: str | None = None
+    hand_limit: int = 0
+    round_deadline: float | None = None
+    deal_seed: str | None = None
+    hand_points: list[list[int]] = Field(default_factory=list)
 
     @field_validator("rules")
     @classmethod
@@ -218,6 +228,7 @@ class TableMeta(Compact):
         copy.hands = list(self.hands)
         copy.invited = list(self.invited)
         copy.stacked_deals = list(self.stacked_deals)
+        copy.hand_points = list(self.hand_points)
         return copy
 
     def seat_of(self, user_id: int) -> int | None:
@@ -237,7 +248,7 @@ class TableMeta(Compact):
 
     def public(self) -> dict[str, Any]:
         """Everything but the secrets of hands still in play."""
-        data = self.model_dump(exclude={"hands", "overrides", "stacked_deals"})
+        data = self.model_dump(exclude={"hands", "overrides", "stacked_deals", "deal_seed"})
         data["hands"] = [h.public() for h in self.hands]
         data["cut"] = self.cut_prompt()
         data["overrides"] = dict(self.overrides)

@@ -75,6 +75,9 @@ export function profileView(el: HTMLElement, userId: number): View {
           h("h2", { id: "rg-title" }, t("profile.recent")),
           p.recent_games.length ? h("ul", { class: "list recent-games", id: "recent-games" }, ...p.recent_games.map((g: any) => gameLine(g, p.nickname))) :
             h("p", { class: "empty" }, t("profile.noGames"))))));
+    // Tournament results: views/tournaments.ts, loaded on first use.
+    const slot = el.querySelector(".profile")!.appendChild(h("div"));
+    import("./tournaments").then((m) => slot.replaceWith(m.profileTournaments(p.user_id))).catch(() => undefined);
   }
 
   load();
