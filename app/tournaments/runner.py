@@ -277,12 +277,10 @@ class TournamentRunner:
         if meta.tournament is None:
             return
         if await self.record(meta, state):
+            # The next step in a task of its own: the move that ended the game is not
+            # kept waiting while the next round's tables are made.
             tournament_id, _, _ = parse_tag(meta.tournament)
-            try:
-                await self.publish(tournament_id)
-                await self.advance(tournament_id)
-            except Exception:  # the result is kept: the next tick carries on
-                log.warning("tournament %s: advance failed", tournament_id, exc_info=True)
+            self.kick(tournament_id)
 
     async def record(self, meta: TableMeta, state: State | None) -> bool:
         """Write the match's result from its finished table (``state`` None: the table

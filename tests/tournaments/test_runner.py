@@ -260,3 +260,29 @@ def test_the_abandonment_rule() -> None:
     assert _score(t, m, {0}) == (0, max(20 - vp_a, 14), 2)
     assert _score(t, m, {1}) == (vp_a, 0, 1)
     assert _score(t, m, {0, 1})[:2] == (0, 0)
+
+
+async def test_a_pairs_sitgo_seats_partners_together_and_splits_their_prize(app: FastAPI) -> None:
+    maker = app.state.sessionmaker
+    spec = SitGoIn(players=4, entrants=4, buy_in=BUY_IN, hands=1, turbo=True, allow_bots=True)
+    tid, users = await _open(app, spec, 3)
+    t = await _played_out(app, tid, users, seconds=150)
+    assert t.state == "finished", t.state
+    async with maker() as db:
+        entrants = await money.active_entrants(db, tid)
+        matches = list(
+            (await db.execute(select(Match).where(Match.tournament_id == tid))).scalars()
+        )
+        payouts = list(
+            (await db.execute(select(Payout).where(Payout.tournament_id == tid))).scalars()
+        )
+    teams: dict[int | None, int] = {}
+    for e in entrants:
+        teams[e.team] = teams.get(e.team, 0) + 1
+    assert len(entrants) == 8 and sorted(teams.values()) == [2, 2, 2, 2]
+    assert {m.side_a for m in matches} | {m.side_b for m in matches} <= set(teams)
+    assert len(matches) == 3
+    # 1st and 2nd places are paid, each to both partners (half each)
+    assert sorted(p.place for p in payouts) == [1, 1, 2, 2]
+    assert sum(p.amount for p in payouts) == 3 * BUY_IN * 9 // 10
+    assert await balance(maker, money.escrow(tid).key) == 0
