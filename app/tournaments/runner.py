@@ -38,7 +38,6 @@ from app.tables.play.service import TableService
 from app.tables.storage.meta import BOT_NAMES, TableMeta
 from app.tables.storage.store import LOBBY_CHANNEL
 from app.tournaments import money, service
-from app.tournaments.interim_vp import victory_points
 from app.tournaments.models import Entrant, Match, Tournament
 from app.tournaments.pairing import (
     BYE_VP,
@@ -48,6 +47,7 @@ from app.tournaments.pairing import (
     swiss_first_round,
     swiss_round,
 )
+from app.tournaments.scoring import round_victory_points as victory_points
 from app.tournaments.seeding import draw_key, ratings_for
 from app.tournaments.tables import open_match_table, parse_tag, seats_for
 

@@ -25,7 +25,9 @@ Buraco scores are multiples of 5, so the table's bands leave gaps (50 then
 is placed by the bands' *upper bounds*: a difference of 52 is above 50 and
 not above 150, so it is 11-9.  A negative difference mirrors: the side that
 scored less gets the larger share.  Only 3- and 4-hand matches have a table;
-any other number of hands raises ``ValueError`` rather than inventing one.
+any other number of hands raises ``ValueError`` rather than inventing one;
+``round_victory_points`` is what a tournament round uses: FIBUR's table for 3 and 4
+hands, the 3-hand bounds scaled by hands / 3 for any other length.
 
 Standings order (``rank_standings``): most Victory Points first, then the
 larger sum of the Victory Points of the opponents met (the strength of the
@@ -61,6 +63,23 @@ def victory_points(a_points: int, b_points: int, hands: int) -> tuple[int, int]:
         raise ValueError(f"Victory Points are defined for 3 or 4 hands, not {hands}")
     diff = a_points - b_points
     step = bisect_left(bounds, abs(diff))  # 0 for <= 50, 1 for <= 150, ... 10 past the end
+    winner = VP_TOTAL // 2 + step
+    loser = VP_TOTAL - winner
+    return (winner, loser) if diff >= 0 else (loser, winner)
+
+
+def round_victory_points(a_points: int, b_points: int, hands: int) -> tuple[int, int]:
+    """Victory Points for a tournament round of any length: FIBUR's table for 3 and 4
+    hands (``victory_points``); for any other number of hands (a Sit & Go may play 1 to
+    10) the 3-hand bounds scaled by ``hands / 3``, each rounded to a multiple of 5, so a
+    margin weighs the same per hand played as in FIBUR's 3-hand table."""
+    if hands in UPPER_BOUNDS:
+        return victory_points(a_points, b_points, hands)
+    if hands < 1:
+        raise ValueError(f"a round is at least one hand, not {hands}")
+    bounds = tuple(5 * round(b * hands / 15) for b in UPPER_BOUNDS[3])
+    diff = a_points - b_points
+    step = bisect_left(bounds, abs(diff))
     winner = VP_TOTAL // 2 + step
     loser = VP_TOTAL - winner
     return (winner, loser) if diff >= 0 else (loser, winner)

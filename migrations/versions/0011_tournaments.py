@@ -1,7 +1,7 @@
 """tournaments: the tournament, its entrants, matches and payouts
 
 Revision ID: 0011_tournaments
-Revises: 0009_chip_dumping
+Revises: 0010_ratings
 Create Date: 2026-12-04
 
 Buy-ins wait in the ledger's ``tournament:{id}`` escrow (docs/tournaments.md).
@@ -13,7 +13,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0011_tournaments"
-down_revision: str | None = "0009_chip_dumping"
+down_revision: str | None = "0010_ratings"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -94,3 +94,19 @@ async def test_the_profile_shows_the_ratings_and_a_guest_none(
         await db.execute(update(User).where(User.id == a).values(is_guest=True))
         await db.commit()
     assert (await viewer.get(f"/api/profiles/{a}")).json()["ratings"] == []
+
+
+async def test_tournament_seeding_reads_the_ratings_of_the_preset_and_format(
+    app: FastAPI,
+) -> None:
+    from app.tournaments.seeding import ratings_for
+
+    strong, weak, unrated = await new_users(app.state.sessionmaker, 3)
+    await _put(app, strong, "cerrado", "2p", 32.0, 30)
+    await _put(app, weak, "cerrado", "2p", 20.0, 30)
+    await _put(app, weak, "cerrado", "pairs", 40.0, 30)  # another format: not read at 2
+    async with app.state.sessionmaker() as db:
+        two = await ratings_for(db, [strong, weak, unrated], "cerrado_sucio", 2)
+        four = await ratings_for(db, [strong, weak, unrated], "cerrado", 4)
+    assert two[strong] > two[unrated] > two[weak]
+    assert four[weak] > four[strong] == four[unrated]
