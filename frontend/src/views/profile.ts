@@ -7,6 +7,7 @@ import { spinner, toast, avatarImg } from "../ui";
 import { challengeDialog } from "./social";
 import { presetName } from "./createTable";
 import { giftPicker } from "./giftPicker";
+import { replayLink } from "./replay/link";
 import type { View } from "../view";
 
 export function profileView(el: HTMLElement, userId: number): View {
@@ -71,7 +72,8 @@ export function profileView(el: HTMLElement, userId: number): View {
           p.recent_games.length ? h("ul", { class: "list" }, ...p.recent_games.map((g: any) =>
             h("li", { class: "row between" },
               h("span", null, presetName(g.preset), " · ", tk(`outcome.${g.outcome}`)),
-              h("span", { class: g.coins_delta >= 0 ? "ok" : "error", "data-raw": "" }, `${g.coins_delta >= 0 ? "+" : ""}${fmt(g.coins_delta)}`)))) :
+              h("span", { class: g.coins_delta >= 0 ? "ok" : "error", "data-raw": "" }, `${g.coins_delta >= 0 ? "+" : ""}${fmt(g.coins_delta)}`),
+              g.game_id ? replayLink(g.game_id, "btn tiny") : null))) :
             h("p", { class: "empty" }, t("profile.noGames"))))));
   }
 
