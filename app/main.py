@@ -38,7 +38,7 @@ from app.social.hidden import HiddenKeeper
 from app.tables.live.fanout import Hub
 from app.tables.live.overload import Saturation
 from app.tables.live.sockets import KeepRawSend
-from app.tables.lobby import rematch, testdeals
+from app.tables.lobby import rematch, routes_replay, testdeals
 from app.tables.lobby import routes as tables_routes
 from app.tables.lobby import routes_play as tables_play_routes
 from app.tables.play.hooks import FreeTables, TableHooks
@@ -189,6 +189,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(users_routes.router)
     app.include_router(tables_routes.router)
     app.include_router(tables_play_routes.router)
+    app.include_router(routes_replay.router)
     if settings.env == "test":  # known deals for browser tests, never anywhere else
         app.include_router(testdeals.router)
     app.include_router(economy_routes.router)

@@ -89,6 +89,10 @@ class Settings(BaseSettings):
     # Game clocks.
     turn_seconds: int = Field(default=30, ge=1)
     turbo_turn_seconds: int = Field(default=12, ge=1)
+    # The player to the dealer's right has this long to cut the deck (docs/fairness.md);
+    # then the server cuts at random. 0: the server cuts at once, every hand.
+    cut_seconds: int = Field(default=15, ge=0)
+    turbo_cut_seconds: int = Field(default=6, ge=0)
     # Bots wait this long before each move so they feel human (0 in tests).
     bot_delay_seconds: float = Field(default=0.8, ge=0, le=10)
     # The strong bot (docs/bots.md): CPU time and worlds per decision at most, and the
@@ -211,6 +215,17 @@ class Settings(BaseSettings):
         CPU-demand signal is off unless a test sets it."""
         if self.env == "test" and "max_cpu_demand" not in self.model_fields_set:
             self.max_cpu_demand = 0
+        return self
+
+    @model_validator(mode="after")
+    def _cut_at_once_in_tests(self) -> Settings:
+        """Tests play hands by the thousand through the service, the API and browsers:
+        there the server cuts every deck at once unless a test sets a cut window
+        (tests/tables/test_cut.py, tests/e2e/test_cut.py)."""
+        if self.env == "test":
+            for name in ("cut_seconds", "turbo_cut_seconds"):
+                if name not in self.model_fields_set:
+                    setattr(self, name, 0)
         return self
 
     @model_validator(mode="after")

@@ -109,6 +109,10 @@ def app_env(
             "BURACO_REDIS_URL": redis_url,
             "BURACO_TURN_SECONDS": "3600",
             "BURACO_TURBO_TURN_SECONDS": "3600",
+            # The server cuts each deck at once: the scripted players never cut, and the
+            # per-move figures measure moves, not a cut window.
+            "BURACO_CUT_SECONDS": "0",
+            "BURACO_TURBO_CUT_SECONDS": "0",
             "BURACO_DISCONNECT_GRACE_SECONDS": "3600",
             "BURACO_BOT_DELAY_SECONDS": "0",
             "BURACO_SIGNUP_LIMIT_PER_IP": "1000000",

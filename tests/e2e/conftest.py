@@ -114,6 +114,9 @@ def _server_env(
         "BURACO_SIGNUP_LIMIT_PER_IP": "100000",
         "BURACO_LOGIN_LIMIT_PER_IP": "100000",
         "BURACO_TURN_SECONDS": "120",
+        # The server cuts at once; test_cut.py's server gives the cutter time to tap.
+        "BURACO_CUT_SECONDS": "0",
+        "BURACO_TURBO_CUT_SECONDS": "0",
         # The servers of a test run share one database but not one Redis: each one's
         # reconciler would take the other's live tables for lost ones and void their
         # games a minute in (a whole game in the browser takes longer than that).

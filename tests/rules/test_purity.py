@@ -31,8 +31,8 @@ CLOCK_CALLS = {
     "localtime",
     "gmtime",
 }
-# The conformance CLI reads scenario files and prints: the one module allowed I/O.
-IO_MODULES = {"conformance.py"}
+# The conformance and replay CLIs read files and print: the modules allowed I/O.
+IO_MODULES = {"conformance.py", "replay.py"}
 
 
 def _tree(path: Path) -> ast.Module:

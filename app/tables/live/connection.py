@@ -33,11 +33,13 @@ from app.tables.live.protocol import (
     RATE_PER_SECOND,
     REDIS_UNAVAILABLE,
     CommandMsg,
+    CutMsg,
     EmoteMsg,
     LeaveMsg,
     LegalMsg,
     LobbyMsg,
     Ping,
+    SeedMsg,
     Unwatch,
     Watch,
     error_frame,
@@ -532,6 +534,12 @@ class Connection:
             await self._command(msg)
         elif isinstance(msg, LegalMsg):
             await self._legal(msg.table)
+        elif isinstance(msg, CutMsg):
+            v, _ = await self.svc.cut(msg.table, self.user_id, msg.position, msg.seed)
+            await self._write({"type": "ack", "cid": msg.cid, "table": msg.table, "v": v})
+        elif isinstance(msg, SeedMsg):
+            v = await self.svc.add_client_seed(msg.table, self.user_id, msg.seed)
+            await self._write({"type": "ack", "cid": msg.cid, "table": msg.table, "v": v})
         elif isinstance(msg, LeaveMsg):
             v = await self.svc.abandon(msg.table, self.user_id)
             await self._write({"type": "left", "table": msg.table, "v": v})

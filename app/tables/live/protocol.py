@@ -110,8 +110,37 @@ class EmoteMsg(_Msg):
     emote: str = Field(min_length=1, max_length=32, pattern=r"^[a-z0-9_]+$")
 
 
+class CutMsg(_Msg):
+    """The cutter cuts the awaited deck (docs/protocol.md, "The cut"); the service
+    checks the position's range (``bad_cut``)."""
+
+    type: Literal["cut"]
+    table: TableRef
+    cid: str = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.:-]+$")
+    position: int = Field(ge=-1000, le=1000)
+    seed: str | None = Field(default=None, min_length=1, max_length=64)
+
+
+class SeedMsg(_Msg):
+    """A seated player's client seed for the awaited deal (docs/fairness.md)."""
+
+    type: Literal["seed"]
+    table: TableRef
+    cid: str = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.:-]+$")
+    seed: str = Field(min_length=1, max_length=64)
+
+
 ClientMessage = Annotated[
-    Ping | LobbyMsg | Watch | Unwatch | CommandMsg | LegalMsg | LeaveMsg | EmoteMsg,
+    Ping
+    | LobbyMsg
+    | Watch
+    | Unwatch
+    | CommandMsg
+    | LegalMsg
+    | LeaveMsg
+    | EmoteMsg
+    | CutMsg
+    | SeedMsg,
     Field(discriminator="type"),
 ]
 CLIENT_MESSAGE = TypeAdapter(ClientMessage)

@@ -37,6 +37,8 @@ async def fire(svc: TableService, member: str) -> None:
             await absence.grace_over(svc, table_id, int(arg))
         elif kind == "away":
             await absence.away(svc, table_id, arg)
+        elif kind == "cut":
+            await svc.cut_timeout(table_id, int(arg))
         elif kind == "finish":
             await svc.finish(table_id)
         elif kind == "quick":  # arg: the bots' strength ("0" from older versions)
@@ -68,12 +70,12 @@ async def turn_timeout(svc: TableService, table_id: str, arg: str) -> None:
         ):
             return Change()  # not this turn's clock any more
         seat = state.turn
-        events, new = timeout_move(state, seat)
+        events, new, moves = timeout_move(state, seat)
         meta = meta.edit()
         s = meta.seats[seat]
         assert s is not None
         s.timeouts += 1
-        change = svc.game_change(meta, state, events, new)
+        change = svc.game_change(meta, state, events, new, moves=moves)
         # said first, so viewers word the draw and discard that follow as the clock's
         change.records.insert(0, {"k": "o", "seat": seat})
         if s.timeouts >= ABANDON_AFTER_TIMEOUTS and not s.bot and not s.abandoned:
@@ -112,36 +114,44 @@ async def bot_move(svc: TableService, table_id: str, at_v: int) -> None:
         seat = meta.seats[state.turn]
         if seat is None or not (seat.bot or seat.abandoned):
             return Change()
+        played = command
         try:
             events, new = apply(state, state.turn, command)
         except RuleViolation:  # (not seen: the same version is the same state)
-            events, new = apply(state, state.turn, fallback(state, state.turn))
-        return svc.game_change(meta, state, events, new, touched=False)
+            played = fallback(state, state.turn)
+            events, new = apply(state, state.turn, played)
+        moves = ((0, state.turn, played),)
+        return svc.game_change(meta, state, events, new, touched=False, moves=moves)
 
     _, change = await svc.mutate(table_id, decide)
     metrics.moved("bot", bool(change.records))
 
 
-def timeout_move(state: State, seat: int) -> tuple[list[Event], State]:
+def timeout_move(
+    state: State, seat: int
+) -> tuple[list[Event], State, list[tuple[int, int, C.Command]]]:
     """The server's move for a player whose clock ran out (docs/rules-reference.md, "What
     the table decides"): draw from the stock if not yet drawn, then discard the drawn
     card, or else the first card that may legally be discarded (the engine never leaves a
-    hand without one)."""
+    hand without one). Also says which commands made which events (for the log)."""
     events: list[Event] = []
+    moves: list[tuple[int, int, C.Command]] = []
     drawn = -1
     if state.phase == DRAW:
         step, state = apply(state, seat, C.Draw())
+        moves.append((0, seat, C.Draw()))
         events += step
         first = step[0]
         assert isinstance(first, Drew)
         drawn = first.card
         if state.phase != PLAY or state.turn != seat:
-            return events, state
+            return events, state, moves
     candidates = ([drawn] if drawn >= 0 else []) + sorted(set(state.hands[seat]), reverse=True)
     for card in candidates:
         try:
             step, new = apply(state, seat, C.Discard(card))
         except RuleViolation:
             continue
-        return events + step, new
+        moves.append((len(events), seat, C.Discard(card)))
+        return events + step, new, moves
     raise RuntimeError("no legal discard")  # the engine's no-stranding rule forbids this

@@ -26,16 +26,17 @@ from app.core import metrics
 from app.core.config import Settings
 from app.core.errors import AppError
 from app.rules import commands as C
-from app.rules.deal import deal_commitment, deal_from_dict, deal_to_dict, random_deal
+from app.rules import fairdeal
+from app.rules.deal import deal_commitment, deal_from_dict, deal_to_dict
 from app.rules.engine import apply
 from app.rules.errors import RuleViolation
 from app.rules.events import Discarded, Event, HandEnded
 from app.rules.ruleset import ruleset_from_dict
-from app.rules.serialize import event_to_dict, state_from_dict, state_to_dict
+from app.rules.serialize import command_to_dict, event_to_dict, state_from_dict, state_to_dict
 from app.rules.state import DRAW, PLAY, State, initial_state, next_first
 from app.tables.play.botplay import BotPlayer
 from app.tables.play.hooks import FreeTables, GameResult, TableHooks
-from app.tables.storage import listing
+from app.tables.storage import listing, replays
 from app.tables.storage.cache import TableCache
 from app.tables.storage.meta import BotStrength, HandFairness, TableMeta, bot_seat
 from app.tables.storage.store import (
@@ -74,8 +75,20 @@ def table_record(change: str, meta: TableMeta) -> dict[str, Any]:
     return {"k": "t", "change": change, "meta": meta.public()}
 
 
-def game_records(events: list[Event]) -> list[dict[str, Any]]:
-    return [{"k": "g", "e": event_to_dict(e)} for e in events]
+def game_records(events: list[Event], moves: Moves = ()) -> list[dict[str, Any]]:
+    """One record per engine event. ``moves``: (index of its first event, seat, command)
+    for each command the events come from; that event's record carries the command
+    (``"c"``) and its seat (``"s"``), so a replay can apply it again (docs/replay.md).
+    Viewers' frames are built from ``"e"`` alone."""
+    records: list[dict[str, Any]] = [{"k": "g", "e": event_to_dict(e)} for e in events]
+    for index, seat, cmd in moves:
+        if index < len(records):
+            records[index]["c"] = command_to_dict(cmd)
+            records[index]["s"] = seat
+    return records
+
+
+Moves = tuple[tuple[int, int, C.Command], ...] | list[tuple[int, int, C.Command]]
 
 
 def rule_error(exc: RuleViolation) -> AppError:
@@ -239,7 +252,7 @@ class TableService:
             if touched:
                 meta = meta.edit()
                 meta.seats[seat].timeouts = 0  # type: ignore[union-attr]
-            return self.game_change(meta, state, events, new_state, touched)
+            return self.game_change(meta, state, events, new_state, touched, ((0, seat, cmd),))
 
         # Command ids are the client's own: two players may both send "c1", so the
         # dedupe key is scoped by the sender (else one player's move would be answered
@@ -256,6 +269,7 @@ class TableService:
         events: list[Event],
         state: State,
         touched: bool = True,
+        moves: Moves = (),
     ) -> Change:
         """Records for engine events, plus what follows: fairness reveals, the next deal,
         the end of the game, the turn clock, the follow-up timers. ``touched`` says
@@ -266,7 +280,8 @@ class TableService:
         if ended is not None and not touched:
             meta, touched = meta.edit(), True  # the hand's end changes the meta
         change = Change(meta=meta if touched else None, state=state)
-        change.records = game_records(events)
+        change.records = game_records(events, moves)
+        dealt = True
         if ended is not None:
             meta.hands = [h.model_copy(update={"revealed": True}) for h in meta.hands]
             change.records.append(table_record("hand_revealed", meta))
@@ -276,9 +291,9 @@ class TableService:
                 change.state = state
                 change.after.append(lambda v: self.finish(meta.id))
                 return change
-            state = self._deal_next(meta, state, change)
+            state, dealt = self._deal_next(meta, state, change)
             change.state = state
-        turn_passed = (
+        turn_passed = dealt and (
             state.turn != old.turn
             or ended is not None
             or any(isinstance(e, Discarded) for e in events)
@@ -289,27 +304,175 @@ class TableService:
         # after every commit: ``mutate``)
         return change
 
-    def _deal_next(self, meta: TableMeta, state: State, change: Change) -> State:
+    def _deal_next(self, meta: TableMeta, state: State, change: Change) -> tuple[State, bool]:
+        """Commit to the next hand (docs/fairness.md) and deal it when nobody need cut:
+        returns the state and whether it was dealt. A stacked test deal is committed by
+        its hash and dealt at once (no cut); a seeded hand waits for its cutter, unless
+        a bot (or nobody: ``cut_seconds`` 0) cuts at once."""
         rules = state.rules
         if meta.stacked_deals and self.settings.env == "test":
             deal = deal_from_dict(meta.stacked_deals.pop(0))  # lobby/testdeals.py: tests only
-        else:
-            first = next_first(state) if state.hand_no else _rng.randrange(rules.players)
-            deal = random_deal(rules, first, _rng)
-        salt = secrets.token_hex(16)
-        commitment = deal_commitment(deal, salt)
-        meta.hands.append(
-            HandFairness(
-                hand_no=state.hand_no + 1,
-                commitment=commitment,
-                deal=deal_to_dict(deal),
-                salt=salt,
+            salt = secrets.token_hex(16)
+            meta.hands.append(
+                HandFairness(
+                    hand_no=state.hand_no + 1,
+                    commitment=deal_commitment(deal, salt),
+                    deal=deal_to_dict(deal),
+                    salt=salt,
+                    first=deal.first,
+                )
             )
+            change.records.append(table_record("hand_committed", meta))
+            events, state = apply(state, C.SYSTEM, deal)
+            change.records.extend(game_records(events))
+            return state, True
+        first = next_first(state) if state.hand_no else _rng.randrange(rules.players)
+        seed = secrets.token_hex(fairdeal.SEED_BYTES)
+        cutter = fairdeal.cutter_of(first, rules.players)
+        hand = HandFairness(
+            hand_no=state.hand_no + 1,
+            commitment=fairdeal.commitment(seed),
+            scheme="seed",
+            server_seed=seed,
+            client_seeds=[None] * rules.players,
+            first=first,
+            dealer=fairdeal.dealer_of(first, rules.players),
+            cutter=cutter,
         )
+        seat = meta.seats[cutter]
+        window = self._cut_seconds(meta)
+        if seat is None or seat.bot or seat.abandoned or window <= 0:
+            meta.hands.append(hand)
+            change.records.append(table_record("hand_committed", meta))
+            return self._cut(meta, state, change, None, "bot" if window > 0 else "timeout"), True
+        hand.cut_deadline = time.time() + window
+        meta.hands.append(hand)
         change.records.append(table_record("hand_committed", meta))
+        change.timers.append((cut_timer(meta.id, hand.hand_no), hand.cut_deadline))
+        return state, False
+
+    def _cut(
+        self,
+        meta: TableMeta,
+        state: State,
+        change: Change,
+        position: int | None,
+        by: str,
+        client_seed: str | None = None,
+    ) -> State:
+        """Cut the awaited deck (at random when ``position`` is None) and deal it."""
+        rules = state.rules
+        hand = meta.hands[-1]
+        lo, hi = fairdeal.cut_range(fairdeal.deck_size(rules))
+        if position is None:
+            position = _rng.randint(lo, hi)
+        seeds = list(hand.client_seeds)
+        if client_seed is not None and hand.cutter is not None:
+            seeds[hand.cutter] = client_seed
+        deal = fairdeal.derive_deal(rules, hand.server_seed, seeds, position, hand.first)
+        meta.hands[-1] = hand.model_copy(
+            update={
+                "cut": position,
+                "cut_by": by,
+                "cut_deadline": None,
+                "client_seeds": seeds,
+                "deal": deal_to_dict(deal),
+            }
+        )
+        change.records.append(table_record("hand_cut", meta))
         events, state = apply(state, C.SYSTEM, deal)
         change.records.extend(game_records(events))
         return state
+
+    def _cut_seconds(self, meta: TableMeta) -> int:
+        return self.settings.turbo_cut_seconds if meta.turbo else self.settings.cut_seconds
+
+    async def cut(
+        self, table_id: str, user_id: int, position: int, client_seed: str | None = None
+    ) -> tuple[int, list[dict[str, Any]]]:
+        """The cutter cuts the deck at ``position`` (docs/protocol.md, "The cut")."""
+        if client_seed is not None and not fairdeal.valid_client_seed(client_seed):
+            raise AppError("bad_seed", "A seed is 1 to 64 letters, digits, - or _.", 422)
+
+        def decide(v: int, meta: TableMeta, state: State | None) -> Change:
+            hand = self._awaited(meta, state)
+            seat = meta.seat_of(user_id)
+            if seat is None:
+                raise AppError("not_seated", "You do not play at that table.", 403)
+            if seat != hand.cutter:
+                raise AppError("not_cutter", "Another player cuts this deck.", 403)
+            assert state is not None
+            lo, hi = fairdeal.cut_range(fairdeal.deck_size(state.rules))
+            if not lo <= position <= hi:
+                raise AppError("bad_cut", f"Cut between card {lo} and card {hi}.", 422)
+            return self._cut_change(meta, state, position, "player", client_seed)
+
+        v, change = await self.mutate(table_id, decide)
+        return v, change.records
+
+    async def add_client_seed(self, table_id: str, user_id: int, seed: str) -> int:
+        """A seated player's seed for the awaited deal (docs/fairness.md, step 2)."""
+        if not fairdeal.valid_client_seed(seed):
+            raise AppError("bad_seed", "A seed is 1 to 64 letters, digits, - or _.", 422)
+
+        def decide(v: int, meta: TableMeta, state: State | None) -> Change:
+            hand = self._awaited(meta, state)
+            seat = meta.seat_of(user_id)
+            if seat is None:
+                raise AppError("not_seated", "You do not play at that table.", 403)
+            if hand.client_seeds[seat]:
+                raise AppError("seed_given", "You gave your seed for this deal already.", 409)
+            meta = meta.edit()
+            seeds = list(hand.client_seeds)
+            seeds[seat] = seed
+            meta.hands[-1] = hand.model_copy(update={"client_seeds": seeds})
+            return Change(meta=meta, records=[table_record("seed_added", meta)])
+
+        v, _ = await self.mutate(table_id, decide)
+        return v
+
+    async def cut_timeout(self, table_id: str, hand_no: int) -> None:
+        """The cut's time ran out: the server cuts at random."""
+
+        def decide(v: int, meta: TableMeta, state: State | None) -> Change:
+            hand = meta.hands[-1] if meta.hands else None
+            if (
+                meta.status != "playing"
+                or state is None
+                or hand is None
+                or not hand.awaiting_cut
+                or hand.hand_no != hand_no
+            ):
+                return Change()
+            return self._cut_change(meta, state, None, "timeout")
+
+        await self.mutate(table_id, decide)
+
+    @staticmethod
+    def _awaited(meta: TableMeta, state: State | None) -> HandFairness:
+        if meta.status != "playing" or state is None:
+            raise AppError("table_not_playing", "That table is not playing a game.", 409)
+        hand = meta.hands[-1] if meta.hands else None
+        if hand is None or hand.scheme != "seed":
+            raise AppError("no_cut", "There is no deck to cut now.", 409)
+        if hand.cut is not None:
+            raise AppError("already_cut", "This deck is cut already.", 409)
+        return hand
+
+    def _cut_change(
+        self,
+        meta: TableMeta,
+        state: State,
+        position: int | None,
+        by: str,
+        client_seed: str | None = None,
+    ) -> Change:
+        meta = meta.edit()
+        change = Change(meta=meta)
+        state = self._cut(meta, state, change, position, by, client_seed)
+        change.state = state
+        self._start_clock(meta, state, change)
+        return change
 
     def _turn_seconds(self, meta: TableMeta) -> int:
         return self.settings.turbo_turn_seconds if meta.turbo else self.settings.turn_seconds
@@ -347,10 +510,12 @@ class TableService:
         rules = ruleset_from_dict(meta.rules)
         change = Change(meta=meta)
         change.records.append(table_record("game_started", meta))
-        state = self._deal_next(meta, initial_state(rules), change)
+        state, dealt = self._deal_next(meta, initial_state(rules), change)
         change.state = state
-        self._start_clock(meta, state, change)
+        if dealt:
+            self._start_clock(meta, state, change)
         change.after.append(lambda v: self.after_table_change(meta))
+        change.after.append(lambda v: replays.remember_live_game(self.redis, game_id, meta.id))
         return change
 
     async def abandon(self, table_id: str, user_id: int, reason: str = "abandon") -> int:
@@ -544,6 +709,11 @@ def takeover_record(seat: int, reason: str) -> dict[str, Any]:
 def start_timer(table_id: str) -> str:
     """The member of a start's recovery timer (``recover_start``)."""
     return f"starting|{table_id}|0"
+
+
+def cut_timer(table_id: str, hand_no: int) -> str:
+    """The member of a cut's deadline: the server cuts when the cutter did not."""
+    return f"cut|{table_id}|{hand_no}"
 
 
 def turn_timer(table_id: str, state: State, deadline: float) -> str:

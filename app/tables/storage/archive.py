@@ -10,7 +10,10 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.core.db import unit_of_work
 from app.core.errors import AppError
+from app.rules import fairdeal
 from app.rules.deal import deal_commitment, deal_from_dict
+from app.rules.replay import Mismatch, hand_deal
+from app.rules.ruleset import ruleset_from_dict
 from app.tables.storage.meta import TableMeta
 from app.tables.storage.models import Game
 
@@ -72,18 +75,31 @@ async def load_game(db: AsyncSession, game_id: str, viewer: int) -> Game:
 
 
 def verify(game: Game) -> dict[str, Any]:
-    """Recompute each hand's SHA-256 from the revealed deal and salt."""
+    """Recompute each hand's SHA-256: of its revealed server seed (and the deal from the
+    seeds and the cut, docs/fairness.md), or of its deal and salt (stacked test deals,
+    games archived before seeds)."""
+    rules = ruleset_from_dict(game.rules)
     hands = []
     for h in game.hands:
-        recomputed = deal_commitment(deal_from_dict(h["deal"]), h["salt"])
-        hands.append(
-            {
-                "hand_no": h["hand_no"],
-                "commitment": h["commitment"],
-                "recomputed": recomputed,
-                "ok": recomputed == h["commitment"],
-                "deal": h["deal"],
-                "salt": h["salt"],
-            }
-        )
+        out = {
+            "hand_no": h["hand_no"],
+            "commitment": h["commitment"],
+            "scheme": h.get("scheme", "deal"),
+            "deal": h.get("deal") or {},
+            "salt": h.get("salt") or "",
+        }
+        if out["scheme"] == "seed":
+            out |= {k: h.get(k) for k in ("server_seed", "client_seeds", "first", "cutter", "cut")}
+            out["cut_by"] = h.get("cut_by")
+            try:
+                out["recomputed"] = fairdeal.commitment(h.get("server_seed") or "")
+                hand_deal(rules, h)
+                out["ok"] = True
+            except (Mismatch, ValueError, KeyError, TypeError):
+                out.setdefault("recomputed", "")
+                out["ok"] = False
+        else:
+            recomputed = deal_commitment(deal_from_dict(h["deal"]), h["salt"])
+            out |= {"recomputed": recomputed, "ok": recomputed == h["commitment"]}
+        hands.append(out)
     return {"game_id": game.id, "ok": all(h["ok"] for h in hands) and bool(hands), "hands": hands}

@@ -12,6 +12,7 @@ from typing import Any, Literal, NewType, Self
 import orjson
 from pydantic import BaseModel, Field, field_validator
 
+from app.rules.fairdeal import cut_range
 from app.social.i18n import all_languages
 
 TableId = NewType("TableId", str)
@@ -102,11 +103,37 @@ def _shared_names(value: Any) -> Any:
 
 
 class HandFairness(Compact):
+    """One hand's fairness record. ``scheme`` "seed" (docs/fairness.md): the commitment
+    is SHA-256 of ``server_seed``, the deal is derived from it, the client seeds and the
+    cut. "deal" (stacked test deals, and games archived before seeds): the commitment is
+    ``deal.deal_commitment(deal, salt)``."""
+
     hand_no: int
     commitment: str
-    deal: dict[str, Any]  # secret until the hand ends
-    salt: str  # secret until the hand ends
+    deal: dict[str, Any] = Field(default_factory=dict)  # secret until the hand ends
+    salt: str = ""  # secret until the hand ends ("deal" scheme)
     revealed: bool = False
+    scheme: Literal["seed", "deal"] = "deal"
+    server_seed: str = ""  # secret until the hand ends
+    client_seeds: list[str | None] = Field(default_factory=list)  # secret until the end
+    first: int = 0  # the seat that plays first; the dealer sits just before it
+    dealer: int | None = None
+    cutter: int | None = None  # the player to the dealer's right
+    cut: int | None = None  # the cut position, once made
+    cut_by: Literal["player", "bot", "timeout"] | None = None
+    cut_deadline: float | None = None  # while the cut is awaited
+
+    @property
+    def awaiting_cut(self) -> bool:
+        return self.scheme == "seed" and self.cut is None
+
+    def public(self) -> dict[str, Any]:
+        """What every viewer sees: all once revealed, else no seed, seeds or deal."""
+        if self.revealed:
+            return self.model_dump()
+        return self.model_dump(exclude={"deal", "salt", "server_seed", "client_seeds"}) | {
+            "seeded": [bool(s) for s in self.client_seeds]
+        }
 
     @field_validator("deal")
     @classmethod
@@ -205,13 +232,28 @@ class TableMeta(Compact):
     def public(self) -> dict[str, Any]:
         """Everything but the secrets of hands still in play."""
         data = self.model_dump(exclude={"hands", "overrides", "stacked_deals"})
-        data["hands"] = [
-            h.model_dump() if h.revealed else {"hand_no": h.hand_no, "commitment": h.commitment}
-            for h in self.hands
-        ]
+        data["hands"] = [h.public() for h in self.hands]
+        data["cut"] = self.cut_prompt()
         data["overrides"] = dict(self.overrides)
         data["free_seats"] = len(self.free_seats())
         return data
+
+    def cut_prompt(self) -> dict[str, Any] | None:
+        """The deck awaiting its cut (docs/protocol.md, "The cut"), or None."""
+        hand = self.hands[-1] if self.hands else None
+        if self.status != "playing" or hand is None or not hand.awaiting_cut:
+            return None
+        size = 104 + int(self.rules.get("jokers", 4))
+        lo, hi = cut_range(size)
+        return {
+            "hand_no": hand.hand_no,
+            "seat": hand.cutter,
+            "deadline": hand.cut_deadline,
+            "commitment": hand.commitment,
+            "deck_size": size,
+            "min": lo,
+            "max": hi,
+        }
 
     def public_with_clock(self) -> dict[str, Any]:
         """``public()`` and the turn clock, for a meta fresh from ``TableService.load``."""
