@@ -93,7 +93,7 @@ export function sheetView(s: SheetInput): VNode<any> {
     h("h2", { id: "rp-sheet-title" }, t("replay.sheet")),
     h("table", { class: "rp-scores", id: "rp-scores" },
       h("thead", null, h("tr", null, h("th", { scope: "col" }, t("replay.handCol")),
-        ...teams.map((tm) => h("th", { scope: "col", class: s.data.winner_team === tm && shownTotals === s.data.hands.length - 1 ? "win" : undefined }, s.side(tm))))),
+        ...teams.map((tm) => h("th", { scope: "col", class: s.data.winner_team === tm && shownTotals === s.data.hands.length - 1 ? "win" : undefined }, h("span", { "data-raw": "" }, s.side(tm)))))),
       h("tbody", null, ...s.data.hands.map((hd, i) => h("tr", { key: hd.hand_no, class: i === s.hand ? "here" : undefined, "data-hand": hd.hand_no },
         h("th", { scope: "row" }, h("button", { type: "button", class: "linkish", onclick: () => s.pick(i) }, t("table.handN", { n: hd.hand_no }))),
         ...teams.map((tm) => h("td", { "data-raw": "" }, done(i) ? fmt(hd.hand_scores[tm]) : "—"))))),
