@@ -11,7 +11,14 @@ import hashlib
 import json
 from pathlib import Path
 
-from tests.e2e.helpers import as_guest, draw_and_discard, short_hand_table, wait_my_turn_or_end
+from tests.e2e.helpers import (
+    as_guest,
+    draw_and_discard,
+    open_table,
+    short_hand_table,
+    wait_my_turn_or_end,
+)
+from tests.e2e.scripted import play_out
 from tests.e2e.test_languages import _check_screen
 
 ES = json.loads((Path(__file__).resolve().parents[2] / "frontend/src/i18n/es.json").read_text())
@@ -199,3 +206,37 @@ def test_replay_of_a_missing_game_says_so(new_context) -> None:
     page.goto("/#/replay/nosuchgame")
     page.wait_for_selector("#rp-error")
     assert page.text_content("h1") == ES["replay.missing"]
+
+
+def test_replay_of_a_four_player_game_at_phone_and_laptop_sizes(new_context, artifacts) -> None:
+    """Pairs with muertos: four seats, the partner's hand face down from one seat's eyes,
+    the muertos on the felt; nothing scrolls the page at either size."""
+    page = new_context(1366, 768).new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    as_guest(page)
+    tid = open_table(page, 4, "cerrado", {"hand_size": 11, "stock_end": 20}, name="Parejas")
+    page.click("#add-bots")
+    page.wait_for_selector("#hand .card")
+    play_out([page], tid)
+    page.click("#see-replay")
+    page.wait_for_selector("#rp-board")
+    assert page.locator(".rp-seat").count() == 4
+    assert page.locator("#rp-pov option").count() == 5
+    assert page.locator(".rp-pile.muerto").count() == 2
+    mid = _step(page)[1] // 2
+    page.locator("#rp-slider").fill(str(mid))
+    _wait_step(page, mid)
+    assert page.evaluate(NO_PAGE_SCROLL)
+    page.screenshot(path=str(artifacts / "replay-4p-desktop.png"))
+
+    # Seat 0's eyes: its own hand open, the partner's (seat 2) and the opponents' not.
+    page.select_option("#rp-pov", "0")
+    page.wait_for_selector(".rp-seat.bottom[data-seat='0'] .rp-hand[data-open='true']")
+    assert page.locator(".rp-hand[data-open='false']").count() == 3
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.locator("body").press("End")
+    _wait_step(page, _step(page)[1])
+    assert page.evaluate(NO_PAGE_SCROLL)
+    page.screenshot(path=str(artifacts / "replay-4p-phone.png"))
+    assert not errors, errors

@@ -41,7 +41,7 @@ function seatView(b: BoardInput, seat: number, mine: boolean, hot: Set<string>):
   const turn = s.phase !== "hand_over" && s.phase !== "over" && s.turn === seat;
   const acted = b.frame.seat === seat;
   return h("section", {
-    key: `seat${seat}`, class: `rp-seat ${mine ? "bottom" : ""} ${turn ? "turn" : ""} ${acted ? "acted" : ""}`,
+    key: `seat${seat}`, class: `rp-seat ${mine ? "bottom" : ""} ${turn ? "turn" : ""} ${acted ? "acted" : ""} ${open ? "" : "closed"}`,
     "data-seat": seat, "aria-label": t("replay.handOf", { who: b.name(seat), n: hand.length }),
   },
   h("header", { class: "rp-seat-head" },
@@ -52,7 +52,7 @@ function seatView(b: BoardInput, seat: number, mine: boolean, hot: Set<string>):
   open
     ? h("div", { class: "rp-hand", "data-open": "true" }, ...sortCards(hand, "suit").map((c, i) =>
       vFace(c, `${mine ? "small" : "mini"} ${hot.has(c) && acted ? "last" : ""}`, undefined, { key: `${c}${i}`, "data-card": c })))
-    : h("div", { class: "rp-hand", "data-open": "false" }, hand.length ? vBack(mine ? "small" : "mini") : null,
+    : h("div", { class: "rp-hand", "data-open": "false" }, hand.length ? vBack("tiny") : null,
       h("span", { class: "rp-hidden" }, t("replay.hidden", { n: hand.length }))));
 }
 
