@@ -292,8 +292,8 @@ function waitingRoom(s: Screen, a: Actions): VNode<any> {
   const host = m.host === app.me?.id;
   const free = m.seats.filter((x: any) => !x).length;
   return h("section", { key: "waiting", class: "panel waiting", "aria-labelledby": "wait-title" },
-    h("h2", { id: "wait-title" }, t("table.waiting")),
-    h("p", { class: "muted" }, t("table.waitingLead", { n: free })),
+    h("h2", { id: "wait-title" }, m.cut ? t("cut.waitingTitle") : t("table.waiting")),
+    h("p", { class: "muted" }, m.cut ? t("cut.waitingLead") : t("table.waitingLead", { n: free })),
     h("ol", { class: "seat-list" }, ...m.seats.map((x: any, i: number) =>
       h("li", { key: i, class: x ? "taken" : "free" },
         h("span", { class: "avatar small", "aria-hidden": "true", "data-raw": "" }, x ? avatarFor(undefined, x.name) : "·"),
@@ -308,8 +308,8 @@ function waitingRoom(s: Screen, a: Actions): VNode<any> {
         }, ...STRENGTHS.map((x) => h("option", { value: x }, strengthName(x)))),
         h("button", { type: "button", class: "btn primary", id: "add-bots", onclick: () => a.act("bots", { bot_strength: botStrength() }) }, t("table.addBots"))] : null,
       s.seat === null && free && m.status === "waiting" ? h("button", { type: "button", class: "btn primary", id: "sit-here", onclick: () => a.act("sit") }, t("lobby.sit")) : null,
-      s.seat !== null ? h("button", { type: "button", class: "btn", onclick: a.leave }, t("table.stand")) : null),
-    host ? inviteForm(a) : null,
+      s.seat !== null && !m.cut ? h("button", { type: "button", class: "btn", onclick: a.leave }, t("table.stand")) : null),
+    host && !m.cut ? inviteForm(a) : null,
     m.private ? h("p", { class: "hint" }, t("table.privateHint")) : null);
 }
 
@@ -399,7 +399,8 @@ function fairness(s: Screen, a: Actions): VNode<any> {
       : v && typeof v === "object" ? [
         h("p", { class: v.ok ? "ok" : "error", id: "fair-result" }, t(v.ok ? "fair.ok" : "fair.bad")),
         h("ul", { class: "hashes" }, ...v.hands.map((x: any) =>
-          h("li", { key: x.hand_no }, t("fair.hand", { n: x.hand_no }), " ", h("code", { "data-raw": "" }, x.commitment.slice(0, 16) + "…"), x.ok ? " ✔" : " ✘")))]
+          h("li", { key: x.hand_no }, t("fair.hand", { n: x.hand_no }), " ", h("code", { "data-raw": "" }, x.commitment.slice(0, 16) + "…"), x.ok ? " ✔" : " ✘",
+            x.server_seed ? h("small", { class: "fair-seed" }, " ", t("fair.seedCut", { seed: x.server_seed.slice(0, 16) + "…", cut: x.cut ?? "-" })) : null)))]
         : h("button", { type: "button", class: "btn", id: "verify", disabled: !gameId, onclick: () => a.verify(gameId) }, t("fair.check")));
 }
 
@@ -410,7 +411,7 @@ export function tableScreen(s: Screen, a: Actions): VNode<any> {
   }
   if (!s.meta) return h("section", { class: "panel" }, h("p", null, t("common.loading")));
   const g = s.game;
-  const waiting = s.meta.status === "waiting" || s.meta.status === "starting" || !g;
+  const waiting = s.meta.status === "waiting" || s.meta.status === "starting" || !g || (!!s.meta.cut && !g.hand_no);
   return h("div", { class: `table-screen ${s.sideOpen ? "side-open" : ""}` },
     h("div", { key: "main", class: "table-main felt", "data-felt": s.meta.felt ?? "felt_default" },
       headView(s, a),

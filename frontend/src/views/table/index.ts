@@ -1,7 +1,7 @@
 // The table: its state, the socket frames that change it, the player's commands, and one
 // render per animation frame with Preact (elements kept, so moves can be animated). The
 // parts it draws live beside it: seats, piles, melds, hand, clock, motion, sound.
-import { render } from "preact";
+import { Fragment, h as vh, render } from "preact";
 import { get, post, errorText } from "../../api";
 import { cardLabel, cardsLabel } from "../../cards";
 import { applyEvent, sameCards, type HandResult } from "../../game";
@@ -22,6 +22,7 @@ import { baseView, moveText } from "./sheet";
 import { play } from "./sound";
 import { EMOTE_SHOWN_MS } from "./emotes";
 import type { RematchState } from "./rematch";
+import { cutView } from "./cut";
 
 // Paint-latency probes read by the browser tests: for each frame from the server, when it
 // arrived, the timestamp of the animation frame that painted it and the ms until that
@@ -390,11 +391,11 @@ export function tableView(el: HTMLElement, tableId: string): View {
     // so the layout is still clean and the read costs nothing.
     const before = animate ? measure(el) : new Map();
     if (moving) finishAll();
-    render(tableScreen(s, {
+    render(vh(Fragment, null, tableScreen(s, {
       draw, takePile: () => takePile(), meld, discard, addTo, toggle, leave, playAgain, act, verify, repaint: paint,
       chatEl: chat.el, myTurn: myTurn(), canDraw: canDraw(), canPlay: canPlay(), chosen: chosen(), seatName, sendEmote,
       rematch: () => rematch(), declineRematch: () => rematch(true),
-    }), el);
+    }), cutView(s.meta?.cut, s.seat, tableId, seatName)), el);
     if (!chatPainted) {
       chat.render();
       chatPainted = true;
