@@ -57,7 +57,7 @@ def _play_a_hand(page) -> None:
 
 
 def test_replay_from_the_end_sheet_step_by_step(new_context, artifacts: Path) -> None:
-    ctx = new_context(1366, 768)
+    ctx = new_context(1366, 768, permissions=["clipboard-read", "clipboard-write"])
     page = ctx.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
@@ -132,6 +132,9 @@ def test_replay_from_the_end_sheet_step_by_step(new_context, artifacts: Path) ->
     assert "seat=1" in page.evaluate("() => location.hash")
     page.select_option("#rp-pov", "all")
     page.wait_for_function("() => !document.querySelector(\".rp-hand[data-open='false']\")")
+    at = _step(page)[0]
+    page.keyboard.press("ArrowRight")  # the selector let go of the keys
+    _wait_step(page, at + 1)
 
     # Step to the end with the buttons: the last step's totals are the game's.
     page.click("#rp-last")
@@ -174,8 +177,10 @@ def test_replay_from_the_end_sheet_step_by_step(new_context, artifacts: Path) ->
     page.click("#rp-next")
     _wait_step(page, 3)
     page.select_option("#rp-pov", "0")
-    link = page.url
-    assert "n=3" in link and "seat=0" in link
+    page.click("#rp-copy")
+    page.wait_for_selector(f".toast.ok:has-text('{ES['replay.copied']}')")
+    link = page.evaluate("() => navigator.clipboard.readText()")
+    assert link == page.url and "n=3" in link and "seat=0" in link
     other = new_context(390, 844, is_mobile=True, has_touch=True, device_scale_factor=2).new_page()
     as_guest(other)
     other.goto(link)
@@ -209,19 +214,27 @@ def test_replay_of_a_missing_game_says_so(new_context) -> None:
 
 
 def test_replay_of_a_four_player_game_at_phone_and_laptop_sizes(new_context, artifacts) -> None:
-    """Pairs with muertos: four seats, the partner's hand face down from one seat's eyes,
-    the muertos on the felt; nothing scrolls the page at either size."""
+    """Pairs with muertos, a match of several hands: four seats, the hand selector, the
+    partner's hand face down from one seat's eyes, the muertos on the felt; nothing
+    scrolls the page at either size."""
     page = new_context(1366, 768).new_page()
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     as_guest(page)
-    tid = open_table(page, 4, "cerrado", {"hand_size": 11, "stock_end": 20}, name="Parejas")
+    tid = open_table(
+        page, 4, "cerrado", {"hand_size": 11, "stock_end": 20}, name="Parejas", target_score=1500
+    )
     page.click("#add-bots")
     page.wait_for_selector("#hand .card")
     play_out([page], tid)
     page.click("#see-replay")
     page.wait_for_selector("#rp-board")
     assert page.locator(".rp-seat").count() == 4
+    # A match of several hands (to 1,500; a short hand scores a few hundred).
+    game_id = page.evaluate("() => location.hash.split('/')[2].split('?')[0]")
+    game = page.evaluate(f"() => fetch('/api/games/{game_id}').then(r => r.json())")
+    hands = page.locator("#rp-hand option").count()
+    assert hands >= 2 and page.locator("#rp-scores tbody tr").count() == hands
     assert page.locator("#rp-pov option").count() == 5
     assert page.locator(".rp-pile.muerto").count() == 2
     mid = _step(page)[1] // 2
@@ -229,6 +242,23 @@ def test_replay_of_a_four_player_game_at_phone_and_laptop_sizes(new_context, art
     _wait_step(page, mid)
     assert page.evaluate(NO_PAGE_SCROLL)
     page.screenshot(path=str(artifacts / "replay-4p-desktop.png"))
+
+    # The hand selector; a step back from a hand's deal ends the hand before, whose
+    # points are then on the sheet; the last hand's last step shows the game's totals.
+    page.select_option("#rp-hand", "1")
+    page.wait_for_selector(".rp-screen[data-hand='2'][data-n='0']")
+    page.click("#rp-prev")
+    page.wait_for_selector(".rp-screen[data-hand='1']")
+    assert _step(page)[0] == _step(page)[1]
+    assert page.locator("#rp-scores tbody tr[data-hand='1'] td").first.inner_text() != "—"
+    assert page.locator("#rp-scores tbody tr[data-hand='2'] td").first.inner_text() == "—"
+    page.select_option("#rp-hand", str(hands - 1))
+    page.wait_for_selector(f".rp-screen[data-hand='{hands}']")
+    page.click("#rp-last")
+    page.wait_for_function("() => document.querySelector('#rp-next').disabled")
+    totals = page.get_attribute("#rp-totals", "data-totals")
+    assert totals == ",".join(str(v) for v in game["totals"]), (totals, game["totals"])
+    assert max(game["totals"]) >= 1500
 
     # Seat 0's eyes: its own hand open, the partner's (seat 2) and the opponents' not.
     page.select_option("#rp-pov", "0")

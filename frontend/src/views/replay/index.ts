@@ -138,6 +138,11 @@ export function replayView(el: HTMLElement, arg: string): View {
     fn();
   }
 
+  /** A choice made in a selector hands the arrow keys back to the steps. */
+  function release(e: Event): void {
+    (e.target as HTMLElement).blur();
+  }
+
   function head(): VNode<any> {
     const d = s.data!;
     return h("header", { class: "rp-head" },
@@ -145,7 +150,7 @@ export function replayView(el: HTMLElement, arg: string): View {
       h("label", { class: "rp-pick" }, h("span", { class: "sr-only" }, t("replay.hand")),
         h("select", {
           id: "rp-hand", "aria-label": t("replay.hand"),
-          onchange: (e: Event) => { stop(); go(0, Number((e.target as HTMLSelectElement).value)); },
+          onchange: (e: Event) => { stop(); go(0, Number((e.target as HTMLSelectElement).value)); release(e); },
         }, ...d.hands.map((x, i) => h("option", { key: i, value: i, selected: i === s.hand }, t("table.handN", { n: x.hand_no }))))),
       h("label", { class: "rp-pick" }, h("span", { class: "sr-only" }, t("replay.pov")),
         h("select", {
@@ -155,6 +160,7 @@ export function replayView(el: HTMLElement, arg: string): View {
             s.pov = v === "all" ? "all" : Number(v);
             remember();
             paint();
+            release(e);
           },
         }, h("option", { value: "all", selected: s.pov === "all" }, t("replay.allOpen")),
         ...d.players.map((p) => h("option", { key: p.seat, value: p.seat, selected: s.pov === p.seat }, t("replay.asSeat", { who: p.name }))))),
