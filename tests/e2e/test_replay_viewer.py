@@ -66,6 +66,7 @@ def test_replay_from_the_end_sheet_step_by_step(new_context, artifacts: Path) ->
 
     # The end sheet's match totals, as the player saw them.
     page.wait_for_selector("#see-replay")
+    page.screenshot(path=str(artifacts / "replay-end-sheet-desktop.png"))
     sheet_totals = page.eval_on_selector_all("#score-sheet tr.grand td", SHEET_TOTALS)
     page.click("#see-replay")
     page.wait_for_selector("#rp-board")
