@@ -105,7 +105,9 @@ def test_the_cutter_cuts_with_a_tap(cut_context: Any, artifacts: Path, size: str
     assert status == 409 and body["error"]["code"] == "game_live"
 
     for page in pages:  # bots finish the game for both
-        page.evaluate(f"async () => {{ await fetch('/api/tables/{tid}/leave', {{method: 'POST'}}); }}")
+        page.evaluate(
+            "async (tid) => { await fetch(`/api/tables/${tid}/leave`, { method: 'POST' }); }", tid
+        )
     deadline = time.monotonic() + 60
     while True:
         status, replay = fetch_json(ana, f"/api/games/{game_id}/replay")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 import json
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -14,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from app.rules.deal import deal_to_dict
 from app.rules.replay import Mismatch, frames, main, score_sheet, verify
 from tests.tables.replay_support import PRESETS, play_recorded_game
 
@@ -155,3 +157,32 @@ def test_the_score_sheet(four_hands: dict[str, Any]) -> None:
     totals = four_hands["totals"]
     assert f"Total side 1: {totals[0]}" in text and f"Total side 2: {totals[1]}" in text
     assert f"Winner: side {four_hands['winner_team'] + 1}" in text
+
+
+def test_the_fairness_check_reads_seeded_and_older_hands() -> None:
+    """GET /verify's check: a seeded hand by its seed, seeds and cut; a hand archived
+    with a deal and a salt (stacked test deals, games before seeds) as before."""
+    from app.rules.deal import deal_commitment, random_deal
+    from app.rules.ruleset import PRESETS as RULESETS
+    from app.tables.storage.archive import verify as fairness
+    from app.tables.storage.models import Game
+
+    replay = play_recorded_game(3, "burraco", 2)
+    seeded = {k: v for k, v in replay["hands"][0].items() if k != "moves"}
+    deal = random_deal(RULESETS["burraco"], 0, random.Random(1))
+    legacy = {
+        "hand_no": 2,
+        "commitment": deal_commitment(deal, "ab" * 8),
+        "deal": deal_to_dict(deal),
+        "salt": "ab" * 8,
+        "revealed": True,
+    }
+    game = Game(id="g", rules=replay["rules"], hands=[seeded, legacy])
+    out = fairness(game)
+    assert out["ok"] and [h["ok"] for h in out["hands"]] == [True, True]
+    assert out["hands"][0]["scheme"] == "seed" and out["hands"][0]["cut"] == seeded["cut"]
+    assert out["hands"][1]["scheme"] == "deal"
+    tampered = dict(seeded, cut=seeded["cut"] % 90 + 5)
+    assert not fairness(Game(id="g", rules=replay["rules"], hands=[tampered]))["ok"]
+    salted = dict(legacy, salt="cd" * 8)
+    assert not fairness(Game(id="g", rules=replay["rules"], hands=[salted]))["ok"]

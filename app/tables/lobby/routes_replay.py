@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 import orjson
 from fastapi import APIRouter, Path, Query
+from pydantic import BaseModel, ConfigDict
 from starlette.responses import PlainTextResponse, Response
 
 from app.api.deps import CurrentUser, DbDep
@@ -21,6 +22,43 @@ router = APIRouter(
 GameId = Annotated[str, Path(pattern=r"^[A-Za-z0-9]{1,64}$")]
 
 
+class _Out(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+
+class PlayerOut(_Out):
+    seat: int
+    team: int
+    name: str
+    bot: bool
+    user_id: int | None
+
+
+class ReplayOut(_Out):
+    """docs/replay.md, "The replay document"."""
+
+    format: str
+    version: int
+    game_id: str
+    rules: dict[str, Any]
+    players: list[PlayerOut]
+    hands: list[dict[str, Any]]
+    totals: list[int]
+    winner_team: int | None
+
+
+class FramesOut(_Out):
+    """docs/replay.md, "Frames"."""
+
+    game_id: str
+    version: int
+    players: list[PlayerOut]
+    rules: dict[str, Any]
+    totals: list[int]
+    winner_team: int | None
+    hands: list[dict[str, Any]]
+
+
 async def _replay(game_id: str, user_id: int, db: Any, svc: Any) -> dict[str, Any]:
     return build_replay(await load_for_replay(db, svc.store, game_id, user_id))
 
@@ -29,7 +67,7 @@ def _attachment(name: str) -> dict[str, str]:
     return {"Content-Disposition": f'attachment; filename="{name}"'}
 
 
-@router.get("/games/{game_id}/replay")
+@router.get("/games/{game_id}/replay", response_model=ReplayOut)
 async def get_replay(
     game_id: GameId,
     user: CurrentUser,
@@ -43,7 +81,7 @@ async def get_replay(
     return Response(orjson.dumps(replay), media_type="application/json", headers=headers)
 
 
-@router.get("/games/{game_id}/replay/frames")
+@router.get("/games/{game_id}/replay/frames", response_model=FramesOut)
 async def get_frames(game_id: GameId, user: CurrentUser, db: DbDep, svc: TablesDep) -> Response:
     """Every hand move by move, with the whole table after each move."""
     replay = await _replay(game_id, user.id, db, svc)
@@ -54,7 +92,11 @@ async def get_frames(game_id: GameId, user: CurrentUser, db: DbDep, svc: TablesD
     return Response(orjson.dumps(body), media_type="application/json")
 
 
-@router.get("/games/{game_id}/replay.txt")
+@router.get(
+    "/games/{game_id}/replay.txt",
+    response_class=PlainTextResponse,
+    responses={200: {"content": {"text/plain": {"schema": {"type": "string"}}}}},
+)
 async def get_score_sheet(
     game_id: GameId, user: CurrentUser, db: DbDep, svc: TablesDep
 ) -> PlainTextResponse:

@@ -26,8 +26,8 @@ function Countdown({ deadline }: { deadline: number | null }): VNode<any> | null
     return () => window.clearInterval(timer);
   }, []);
   if (!deadline) return null;
-  const left = Math.max(0, Math.ceil(deadline - now));
-  return h("span", { class: "cut-left", "aria-live": "off" }, t("cut.left", { s: left }));
+  const left = Math.max(0, Math.floor(deadline - now));
+  return h("span", { class: "cut-left", "aria-live": "off" }, t("table.secondsLeft", { n: left }));
 }
 
 function Deck({ p, tableId }: { p: CutPrompt; tableId: string }): VNode<any> {
