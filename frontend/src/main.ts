@@ -45,6 +45,7 @@ function route(): void {
   const [, name = "", arg = ""] = location.hash.replace(/^#/, "").split("/");
   switch (name) {
     case "table": current = lazyView(() => import("./views/table").then((m) => m.tableView(box, arg))); break;
+    case "replay": current = lazyView(() => import("./views/replay").then((m) => m.replayView(box, arg))); break;
     case "shop": current = shopView(box, arg); break;
     case "things": current = thingsView(box); break;
     case "notifications": current = notificationsView(box); break;

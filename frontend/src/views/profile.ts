@@ -8,6 +8,7 @@ import { spinner, toast, avatarImg } from "../ui";
 import { challengeDialog } from "./social";
 import { presetName } from "./createTable";
 import { giftPicker } from "./giftPicker";
+import { replayLink } from "./replay/link";
 import type { View } from "../view";
 
 export function profileView(el: HTMLElement, userId: number): View {
@@ -99,5 +100,6 @@ function gameLine(g: any, me: string): HTMLElement {
         others.length ? t("profile.vs", { names: others.join(", ") }) : "",
         g.with_bots && !others.length ? t("profile.withBots") : "",
         ours !== null && theirs !== null && Number.isFinite(theirs) ? ` · ${t("profile.score", { us: fmt(ours), them: fmt(theirs) })}` : ""),
-      h("time", { datetime: g.ended_at }, dateTime(new Date(g.ended_at)))));
+      h("time", { datetime: g.ended_at }, dateTime(new Date(g.ended_at)))),
+    g.game_id ? h("div", { class: "row end" }, replayLink(g.game_id, "btn tiny")) : null);
 }

@@ -16,6 +16,7 @@ import { enabled, setSpeed, speed, type Speed } from "./motion";
 import { muertosView, pileView, stockView } from "./piles";
 import { seatPos, seatView } from "./seats";
 import { moveText, scoreSheet } from "./sheet";
+import { replayHash } from "../replay/link";
 import { muted, setMuted } from "./sound";
 import { vRaw } from "./vcards";
 import { emotePicker } from "./emotes";
@@ -401,6 +402,7 @@ function resultOverlay(s: Screen, r: HandResult, a: Actions): VNode<any> {
         h("div", { class: "row end wrap" },
           r.match_over
             ? [h("a", { class: "btn", href: "#/", id: "back-lobby" }, t("result.backToLobby")),
+              s.meta.game_id ? h("a", { class: "btn", href: replayHash(s.meta.game_id), id: "see-replay" }, t("replay.open")) : null,
               h("button", { type: "button", class: "btn primary", id: "play-again", onclick: a.playAgain }, t("result.playAgain"))]
             : h("button", { type: "button", class: "btn primary", id: "next-hand", onclick: close }, t("result.nextHand")),
           r.match_over ? h("button", { type: "button", class: "btn ghost", onclick: close }, t("result.seeTable")) : null))));
