@@ -25,7 +25,6 @@ from app.tables.storage.meta import Seat, TableMeta
 from tests.tables.conftest import _fresh, tables_redis_url
 
 
-
 @pytest.fixture
 async def redis_db(redis_url: str) -> AsyncIterator[str]:
     """A Redis database of its own: no other test's timers in its timers set."""
@@ -92,9 +91,7 @@ async def service(redis_db: str) -> AsyncIterator[TableService]:
     client = create_redis(redis_db)
     svc = TableService(
         client,
-        settings(
-            redis_db, turn_seconds=1, first_turn_bonus_seconds=1, time_bank_seconds=1.5
-        ),
+        settings(redis_db, turn_seconds=1, first_turn_bonus_seconds=1, time_bank_seconds=1.5),
     )
     loop = TimerLoop(svc, poll=0.05)
     await loop.start()

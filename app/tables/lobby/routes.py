@@ -189,6 +189,7 @@ async def quickplay(
         body.bots_after_seconds,
         body.bot_strength,
         equipped=await equipped(db, user.id),
+        match=body.match,
     )
     return localized(meta.public(), lang)
 
