@@ -279,7 +279,7 @@ class TableOut(_Out):
     hands: list[HandOut]
     bots_after: float | None = None
     close_reason: str | None = None
-    time_bank: int | None = None
+    time_bank: float | None = None
     bank: dict[str, Any] | None = None
     free_seats: int
     turn_deadline: float | None = Field(default=None, description="GET /tables/{id} only")

@@ -347,6 +347,7 @@ class TableService:
         meta.game_id = game_id
         meta.started_at = time.time()
         meta.bank = None  # a rematch's copy carries the last game's banks
+        meta.time_bank = clock.bank_seconds(self.settings, meta)  # shown to clients
         rules = ruleset_from_dict(meta.rules)
         change = Change(meta=meta)
         change.records.append(table_record("game_started", meta))

@@ -173,8 +173,9 @@ class TableMeta(Compact):
     # TableService.load puts it here, and snapshots show it (clock records tell the rest).
     turn_deadline: float | None = Field(default=None, exclude=True)
     # Seconds of time bank per seat per hand (None: the server's default for the table's
-    # speed) and the banks of the hand in play (app/tables/play/clock.py).
-    time_bank: int | None = None
+    # speed, written here when the game starts, so clients know it) and the banks of the
+    # hand in play (app/tables/play/clock.py).
+    time_bank: float | None = None
     bank: Bank | None = None
     bots_after: float | None = None  # quick play: fill empty seats with bots at this time
     close_reason: str | None = None

@@ -30,6 +30,16 @@ export function vibrate(pattern: number[]): void {
   } catch { /* not allowed before a tap in some browsers: the sound and the pulse say it */ }
 }
 
+/** The bank of the seat on turn as a snapshot shows it (clock records tell the rest):
+ * the meta's banks of the hand in play, else the table's whole bank. */
+export function bankFromMeta(meta: any, game: { hand_no: number; turn: number } | null): { bank: number; banking: boolean } {
+  const b = meta?.bank;
+  const whole = Number(meta?.time_bank ?? 0);
+  if (!b || !game || b.hand_no !== game.hand_no) return { bank: whole, banking: false };
+  if (b.turn !== null && b.turn !== undefined) return { bank: 0, banking: true };
+  return { bank: Number(b.left?.[game.turn] ?? whole), banking: false };
+}
+
 let lastTick = -1;
 let warnedFor: number | null = null; // the deadline already warned of
 

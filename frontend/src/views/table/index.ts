@@ -13,7 +13,7 @@ import { botStrength } from "../../botStrength";
 import { chatPanel } from "../chat";
 import type { View } from "../../view";
 import { tableScreen, type Screen } from "./board";
-import { tickClock, vibrate } from "./clock";
+import { bankFromMeta, tickClock, vibrate } from "./clock";
 import { hideIncoming, runFx } from "./fx";
 import { keyed, type Sort } from "./hand";
 import { meldLabel } from "./melds";
@@ -76,9 +76,7 @@ export function tableView(el: HTMLElement, tableId: string): View {
     s.seat = f.seat;
     s.game = f.game ?? null;
     s.deadline = s.meta.turn_deadline ?? null;
-    const b = s.meta.bank;
-    banking = !!b && b.turn !== null && b.turn !== undefined && b.hand_no === s.game?.hand_no;
-    bank = 0; // known again from the next clock record
+    ({ bank, banking } = bankFromMeta(s.meta, s.game));
     s.missing = "";
     askMyResult();
     fxQueue = [];

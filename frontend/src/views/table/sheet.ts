@@ -107,8 +107,8 @@ export function myResultView(r: MyResult | null | undefined): VNode<any> {
   const done = next === null ? 1 : Math.min(1, Math.max(0, (r.xp - r.level_xp) / span));
   return h("div", { class: "my-result", id: "my-result", "data-state": "settled" },
     h("p", { class: "line" },
-      h("span", { class: `coins ${r.coins_delta > 0 ? "up" : r.coins_delta < 0 ? "down" : ""}`, id: "my-coins", "data-delta": r.coins_delta }, coins),
-      h("span", { class: "xp", id: "my-xp", "data-xp": r.xp_gained }, t("end.xpGained", { n: fmt(r.xp_gained) }))),
+      h("span", { class: `coins-delta ${r.coins_delta > 0 ? "up" : r.coins_delta < 0 ? "down" : ""}`, id: "my-coins", "data-delta": r.coins_delta }, coins),
+      h("span", { class: "xp-gain", id: "my-xp", "data-xp": r.xp_gained }, t("end.xpGained", { n: fmt(r.xp_gained) }))),
     h("p", { class: "line" }, h("span", null, t("end.level", { n: r.level })),
       h("span", { class: "muted", id: "my-next" }, next === null ? t("end.maxLevel")
         : t("end.toNext", { n: fmt(next - r.xp), level: r.level + 1 }))),
