@@ -53,4 +53,9 @@ async def create_options(db: AsyncSession, settings: Settings, user_id: int) -> 
             "turbo": dict(special),
         },
         "match_targets": {name: match_target(name) for name in PRESETS},
+        # Each player's time bank per hand when a table sets none (docs/rules-reference.md).
+        "time_bank": {
+            "normal": settings.time_bank_seconds,
+            "turbo": settings.turbo_time_bank_seconds,
+        },
     }

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import fields
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, field_validator
 
 from app.core.text import TableName
 from app.rules.ruleset import (
@@ -164,7 +164,7 @@ class QuickplayIn(_Strict):
     players: int = Field(default=2, ge=2, le=4)
     bots_after_seconds: float | None = Field(default=None, ge=0, le=600)
     bot_strength: BotStrength = "normal"
-    match: bool = Field(
+    match: StrictBool = Field(
         default=False,
         description="A match to the variant's target score (``match_targets`` of "
         "GET /api/lobby/options) instead of a single hand",
@@ -253,6 +253,9 @@ class OptionsOut(_Out):
     challenge: dict[str, Any]
     match_targets: dict[str, int] = Field(
         default_factory=dict, description="Quick play's match: the target score per variant"
+    )
+    time_bank: dict[str, float] = Field(
+        default_factory=dict, description="The default time bank per hand: normal and turbo"
     )
 
 
