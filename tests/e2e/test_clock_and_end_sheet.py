@@ -57,6 +57,16 @@ MY_CLOCK = """() => {
 def test_quick_match_choice_and_the_10_second_warning(clock_context, artifacts) -> None:
     page = clock_context(390, 844).new_page()
     register(page, "reloj")
+    # "Crear partida" offers the table's time bank, the server's own by default.
+    page.click("#create-table")
+    page.wait_for_function(
+        f"() => document.querySelector('#ct-time-bank option').textContent.includes('{BANK} s')"
+    )
+    page.select_option("#ct-time-bank", "90")
+    page.locator("#ct-time-bank").scroll_into_view_if_needed()
+    page.screenshot(path=str(artifacts / "create-time-bank-390.png"))
+    page.keyboard.press("Escape")
+    page.wait_for_selector("#ct-time-bank", state="detached")
     # The choice and the stakes, before sitting.
     page.wait_for_selector("#quick-mode")
     assert page.text_content("label[for=quick-hand]").strip() == "Una mano"

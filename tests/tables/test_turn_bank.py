@@ -238,3 +238,23 @@ async def test_another_process_runs_the_bank_dry_after_a_restart(redis_db: str) 
     finally:
         await loop.stop()
         await client.aclose()
+
+
+async def test_a_seat_a_bot_plays_has_no_bank(redis_db: str) -> None:
+    """A bot that has not moved by the turn's end (a slow worker) is moved for at once."""
+    client = create_redis(redis_db)
+    svc = TableService(
+        client, settings(redis_db, turn_seconds=1, first_turn_bonus_seconds=0, time_bank_seconds=5)
+    )
+    try:
+        table_id, _ = await start(svc)
+        _, _, state = await svc.load(table_id)
+        assert state is not None
+        await svc.abandon(table_id, state.turn + 1)  # a bot plays the seat on turn
+        own = next(m for m, _ in await svc.store.due_timers_at(time.time() + 2) if "turn|" in m)
+        await asyncio.sleep(1.05)
+        await deadlines.fire(svc, own)
+        assert [r["seat"] for r in await records(svc, table_id, "o")] == [state.turn]
+        assert not any(r.get("banking") for r in await records(svc, table_id, "c"))
+    finally:
+        await client.aclose()

@@ -76,7 +76,14 @@ async def turn_timeout(svc: TableService, table_id: str, arg: str) -> None:
         ):
             return Change()  # not this turn's clock any more
         seat = state.turn
-        if at is not None and clock.draining(meta, state) is None:
+        person = meta.seats[seat]
+        # A person's turn draws on its bank (a bot's, stuck in thought, is moved at once).
+        if (
+            at is not None
+            and person is not None
+            and not (person.bot or person.abandoned)
+            and clock.draining(meta, state) is None
+        ):
             opened = meta.edit()
             until = clock.open_bank(svc.settings, opened, state, at)
             if until is not None:  # the turn's own seconds are gone: its bank drains
