@@ -14,6 +14,7 @@ import pytest
 
 from tests.e2e.conftest import _contexts, _second_env, _serve
 from tests.e2e.helpers import register
+from tests.e2e.scripted import play_out
 from tests.e2e.test_rematch import _finished_game
 
 TURN, BANK = 4, 9
@@ -136,3 +137,62 @@ def test_the_end_sheet_shows_my_coins_xp_and_level(new_context, artifacts) -> No
     b.screenshot(path=str(artifacts / "end-sheet-390.png"))
     a.evaluate("() => document.querySelector('#my-result').scrollIntoView()")
     a.screenshot(path=str(artifacts / "end-sheet-1366.png"))
+
+
+# A short match: hands of 20 cards each, no muertos, ending with 20 cards in the stock,
+# played to 1,500 points (a few hands).
+OPEN_MATCH = """async () => {
+  const r = await fetch('/api/tables', { method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ name: 'Partida e2e', players: 2, preset: 'cerrado', target_score: 1500,
+      bet: 0, rules: { hand_size: 20, muertos: 0, stock_end: 20 } }) });
+  return (await r.json()).id;
+}"""
+
+# Every sheet shown between hands, as the player saw it (the next one replaces it).
+WATCH_SHEETS = """() => {
+  window.__sheets = [];
+  new MutationObserver(() => {
+    const hint = document.querySelector('#next-hand-hint');
+    const cap = document.querySelector('#score-sheet caption');
+    const grand = document.querySelector('#score-sheet tr.grand');
+    const key = cap && cap.textContent;
+    if (hint && key && !window.__sheets.some(s => s.caption === key)) {
+      window.__sheets.push({ caption: key, hint: hint.textContent,
+        totals: grand ? [...grand.querySelectorAll('td')].map(td => td.textContent) : [] });
+    }
+  }).observe(document.body, { childList: true, subtree: true });
+}"""
+
+
+def test_a_match_shows_the_running_sheet_between_hands(new_context, artifacts) -> None:
+    a, b = new_context(1366, 768).new_page(), new_context(390, 844).new_page()
+    register(a, "marta")
+    register(b, "nora")
+    tid = a.evaluate(OPEN_MATCH)
+    sit = (
+        f"() => fetch('/api/tables/{tid}/sit', {{method: 'POST', headers: "
+        "{'Content-Type': 'application/json'}, body: '{}'}).then(r => r.status)"
+    )
+    assert b.evaluate(sit) == 200
+    for page in (a, b):
+        page.goto(f"/#/table/{tid}")
+        page.wait_for_selector("#hand .card")
+        page.evaluate(WATCH_SHEETS)
+    play_out([a, b], tid)
+    for page in (a, b):
+        page.wait_for_selector("#play-again", timeout=20000)  # the match is over
+    sheets = b.evaluate("() => window.__sheets")
+    game = a.evaluate(f"() => fetch('/api/tables/{tid}').then(r => r.json())")
+    assert len(sheets) >= 1, ("at least one hand ended before the match did", game["hands"])
+    for sheet in sheets:
+        target, _, rest = sheet["hint"].partition("·")
+        assert target.startswith("Partida a ") and digits(target) == "1500", sheet
+        assert "siguiente mano ya está repartida" in rest, sheet
+        assert len(sheet["totals"]) == 2, "the running totals of both sides"
+    assert game["status"] == "finished" and len(game["hands"]) == len(sheets) + 1
+    # A game without stakes: the end sheet says so.
+    b.wait_for_selector("#my-result[data-state=settled]", timeout=20000)
+    assert b.text_content("#my-coins").startswith("Sin apuesta")
+    b.evaluate("() => document.querySelector('#my-result').scrollIntoView()")
+    b.screenshot(path=str(artifacts / "match-end-390.png"))
