@@ -194,5 +194,7 @@ def test_a_match_shows_the_running_sheet_between_hands(new_context, artifacts) -
     # A game without stakes: the end sheet says so.
     b.wait_for_selector("#my-result[data-state=settled]", timeout=20000)
     assert b.text_content("#my-coins").startswith("Sin apuesta")
+    assert b.locator("#my-xp").count() == 0
+    assert b.text_content("#my-no-xp") == "Las partidas sin apuesta no dan XP."
     b.evaluate("() => document.querySelector('#my-result').scrollIntoView()")
     b.screenshot(path=str(artifacts / "match-end-390.png"))

@@ -108,7 +108,7 @@ export function myResultView(r: MyResult | null | undefined): VNode<any> {
   return h("div", { class: "my-result", id: "my-result", "data-state": "settled" },
     h("p", { class: "line" },
       h("span", { class: `coins-delta ${r.coins_delta > 0 ? "up" : r.coins_delta < 0 ? "down" : ""}`, id: "my-coins", "data-delta": r.coins_delta }, coins),
-      h("span", { class: "xp-gain", id: "my-xp", "data-xp": r.xp_gained }, t("end.xpGained", { n: fmt(r.xp_gained) }))),
+      r.xp_gained > 0 ? h("span", { class: "xp-gain", id: "my-xp", "data-xp": r.xp_gained }, t("end.xpGained", { n: fmt(r.xp_gained) })) : null),
     h("p", { class: "line" }, h("span", null, t("end.level", { n: r.level })),
       h("span", { class: "muted", id: "my-next" }, next === null ? t("end.maxLevel")
         : t("end.toNext", { n: fmt(next - r.xp), level: r.level + 1 }))),
@@ -116,7 +116,8 @@ export function myResultView(r: MyResult | null | undefined): VNode<any> {
       class: "level-bar", id: "level-bar", role: "progressbar", "aria-label": t("end.progress"),
       "aria-valuemin": 0, "aria-valuemax": 100, "aria-valuenow": Math.round(done * 100),
     }, h("span", { style: { width: `${Math.round(done * 100)}%` } })),
-    r.with_bots && r.xp_gained === 0 ? h("p", { class: "hint" }, t("end.botsNoXp")) : null);
+    r.xp_gained > 0 ? null : h("p", { class: "hint", id: "my-no-xp" },
+      t(r.with_bots ? "end.botsNoXp" : r.bet === 0 ? "end.freeNoXp" : "end.noXp")));
 }
 
 /** The player's own result, asked again while the settlement is still on its way (it
