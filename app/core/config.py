@@ -93,6 +93,13 @@ class Settings(BaseSettings):
     # then the server cuts at random. 0: the server cuts at once, every hand.
     cut_seconds: int = Field(default=15, ge=0)
     turbo_cut_seconds: int = Field(default=6, ge=0)
+    # Each seat's time bank per hand, drawn on once the turn's own seconds are gone (a
+    # table's ``time_bank`` option overrides it), and the extra seconds of each seat's
+    # first turn of a hand (app/tables/play/clock.py, docs/rules-reference.md).
+    time_bank_seconds: float = Field(default=60, ge=0, le=600)
+    turbo_time_bank_seconds: float = Field(default=20, ge=0, le=600)
+    first_turn_bonus_seconds: int = Field(default=15, ge=0, le=120)
+    turbo_first_turn_bonus_seconds: int = Field(default=6, ge=0, le=120)
     # Bots wait this long before each move so they feel human (0 in tests).
     bot_delay_seconds: float = Field(default=0.8, ge=0, le=10)
     # The strong bot (docs/bots.md): CPU time and worlds per decision at most, and the

@@ -190,6 +190,8 @@ def short_grace_server(
     env.pop("BURACO_WS_ALLOWED_ORIGINS")
     env["BURACO_DISCONNECT_GRACE_SECONDS"] = "3"
     env["BURACO_TURN_SECONDS"] = "12"
+    env["BURACO_TIME_BANK_SECONDS"] = "0"  # the bare 12 s the presence tests time
+    env["BURACO_FIRST_TURN_BONUS_SECONDS"] = "0"
     yield from _serve(env, port, var)
 
 

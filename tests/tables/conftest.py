@@ -113,6 +113,12 @@ def fast_server(
         turn_seconds=1,
         turbo_turn_seconds=1,
         disconnect_grace_seconds=1,
+        # The bare turn clock: no time bank, no first-turn bonus (test_turn_bank.py
+        # times those).
+        time_bank_seconds=0,
+        turbo_time_bank_seconds=0,
+        first_turn_bonus_seconds=0,
+        turbo_first_turn_bonus_seconds=0,
     )
     yield procs[0]
     procs[0].stop()

@@ -51,7 +51,9 @@ async def test_turn_timeouts_play_for_the_seat_then_a_bot_takes_it(
         seat = event["event"]["meta"]["seats"][0]
         assert seat["abandoned"] is True and seat["timeouts"] == 3
         assert seat_facts(p, tid, "bot_takeover") == [{"seat": 0, "reason": "timeout"}]
-        assert seat_facts(p, tid, "timeout")[:3] == [{"seat": 0}] * 3
+        # named, so every seat can say whose time ran out
+        named = {"seat": 0, "name": seat["name"]}
+        assert seat_facts(p, tid, "timeout")[:3] == [named] * 3
         refused = await p.command(tid, {"type": "draw"})
         assert refused["type"] == "error" and refused["code"] in ("seat_abandoned", "not_your_turn")
         await p.until(lambda: p.tables[tid].over, timeout=40)

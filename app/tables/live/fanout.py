@@ -341,7 +341,7 @@ class TableWatch:
             frame["event"] = {key: val for key, val in record.items() if key not in ("k", "v")}
         else:
             frame["kind"] = "clock"
-            frame["event"] = {"seat": record.get("seat"), "deadline": record.get("deadline")}
+            frame["event"] = {key: val for key, val in record.items() if key not in ("k", "v")}
         return frame
 
 

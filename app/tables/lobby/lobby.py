@@ -12,7 +12,7 @@ from typing import Any
 from app.core.errors import AppError
 from app.ratings.service import NEWCOMER, SeatRating
 from app.rules.errors import RuleViolation
-from app.rules.ruleset import PRESET_PLAYERS, make_ruleset
+from app.rules.ruleset import PRESET_PLAYERS, PRESETS, make_ruleset
 from app.rules.state import State
 from app.social import i18n
 from app.social.presence import online_ids
@@ -22,6 +22,15 @@ from app.tables.storage import listing
 from app.tables.storage.meta import MIN_BET, BotStrength, Seat, TableMeta, person_seat
 
 QUICK_NAME = i18n.render("table.quick", i18n.DEFAULT)
+# Quick play's match when the variant plays a single hand: seed 003's shorter match
+# (2,000 or 3,000 points); a variant with a target of its own (Brasil: 3,000) keeps it.
+MATCH_TARGET = 2000
+
+
+def match_target(preset: str) -> int:
+    """The target score of quick play's "match" in ``preset`` (docs/rules-reference.md)."""
+    rules = PRESETS.get(preset)
+    return (rules.target_score if rules is not None else 0) or MATCH_TARGET
 
 RatingLookup = Callable[[str, dict[str, Any]], Awaitable[SeatRating]]
 """(preset, rules) -> the sitting player's rating there (app/tables/lobby/personal.py)."""
@@ -109,6 +118,7 @@ def build_meta(
         turbo=body.turbo,
         special=special,
         target_score=rules.target_score,
+        time_bank=body.time_bank,
         seats=seats,
         created_at=time.time(),
     )
@@ -313,14 +323,17 @@ async def quickplay(
     strength: BotStrength = "normal",
     equipped: dict[str, str] | None = None,
     rate: RatingLookup | None = None,
+    match: bool = False,
 ) -> TableMeta:
     """Sit at the waiting public table of that modality at the minimum bet whose players'
     rating is closest (``by_rating``), or open one and wait (optionally filling empty
-    seats with bots after ``bots_after``). Search and sit-or-create run under the
-    modality's lock (``quick_lock``)."""
+    seats with bots after ``bots_after``). The modality is the variant, the players and
+    one hand or a ``match`` to the variant's target score (``match_target``). Search and
+    sit-or-create run under the modality's lock (``quick_lock``)."""
+    target = match_target(preset) if match else 0
     async with quick_lock(svc, preset, players):
         return await _quickplay(
-            svc, user_id, name, preset, players, bots_after, strength, equipped, rate
+            svc, user_id, name, preset, players, bots_after, strength, equipped, rate, target
         )
 
 
@@ -334,11 +347,15 @@ async def _quickplay(
     strength: BotStrength,
     equipped: dict[str, str] | None,
     rate: RatingLookup | None,
+    target: int,
 ) -> TableMeta:
     candidates = await listing.waiting(
         svc.store, {"preset": preset, "players": players, "min_bet": MIN_BET, "max_bet": MIN_BET}
     )
-    ordered = sorted((t for t in candidates if not t["turbo"]), key=lambda t: t["created_at"])
+    ordered = sorted(
+        (t for t in candidates if not t["turbo"] and t["target_score"] == target),
+        key=lambda t: t["created_at"],
+    )
     for summary in ordered:
         if any(s and s["user_id"] == user_id for s in summary["seats"]):
             # Already waiting there: the same quick play again (a double click, a retry)
@@ -365,7 +382,7 @@ async def _quickplay(
                 continue
             raise
         return (await svc.load(summary["id"]))[1]
-    body = CreateTableIn(preset=preset, players=players, bet=MIN_BET)
+    body = CreateTableIn(preset=preset, players=players, bet=MIN_BET, target_score=target)
     meta = await create_table(svc, user_id, name, body, kind="quick", equipped=equipped, rate=known)
     if bots_after is not None:
         member = f"quick|{meta.id}|{strength}"  # the bots' strength rides on the timer

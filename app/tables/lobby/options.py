@@ -16,6 +16,8 @@ from app.core.config import Settings
 from app.economy import wallets
 from app.economy.levels import level_for, xp_needed
 from app.economy.models import PlayerStats
+from app.rules.ruleset import PRESETS
+from app.tables.lobby.lobby import match_target
 
 SPECIAL = ("pairs", "turbo", "private")
 SPECIAL_CREDITS = 1
@@ -49,5 +51,11 @@ async def create_options(db: AsyncSession, settings: Settings, user_id: int) -> 
             "missing": [],
             "needs": {"level": 1, "credits": 0},
             "turbo": dict(special),
+        },
+        "match_targets": {name: match_target(name) for name in PRESETS},
+        # Each player's time bank per hand when a table sets none (docs/rules-reference.md).
+        "time_bank": {
+            "normal": settings.time_bank_seconds,
+            "turbo": settings.turbo_time_bank_seconds,
         },
     }

@@ -203,6 +203,7 @@ async def quickplay(
         body.bot_strength,
         equipped=await equipped(db, user.id),
         rate=rating_lookup(db, user.id),
+        match=body.match,
     )
     return localized(meta.public(), lang)
 

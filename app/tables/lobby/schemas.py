@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import fields
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, field_validator
 
 from app.core.text import TableName
 from app.rules.ruleset import (
@@ -141,6 +141,12 @@ class CreateTableIn(_Strict):
     private: bool = False
     turbo: bool = False
     target_score: int | None = Field(default=None, ge=0, le=100_000)
+    time_bank: int | None = Field(
+        default=None,
+        ge=0,
+        le=300,
+        description="Seconds of time bank per seat per hand; none: the server's default",
+    )
     seat: int = Field(default=0, ge=0, le=3)
 
     _check_preset = field_validator("preset")(classmethod(lambda cls, v: _preset_ok(v)))
@@ -158,6 +164,11 @@ class QuickplayIn(_Strict):
     players: int = Field(default=2, ge=2, le=4)
     bots_after_seconds: float | None = Field(default=None, ge=0, le=600)
     bot_strength: BotStrength = "normal"
+    match: StrictBool = Field(
+        default=False,
+        description="A match to the variant's target score (``match_targets`` of "
+        "GET /api/lobby/options) instead of a single hand",
+    )
 
     _check_preset = field_validator("preset")(classmethod(lambda cls, v: _preset_ok(v)))
 
@@ -240,6 +251,12 @@ class OptionsOut(_Out):
     credits: int
     options: dict[str, LockOut]
     challenge: dict[str, Any]
+    match_targets: dict[str, int] = Field(
+        default_factory=dict, description="Quick play's match: the target score per variant"
+    )
+    time_bank: dict[str, float] = Field(
+        default_factory=dict, description="The default time bank per hand: normal and turbo"
+    )
 
 
 class TableOut(_Out):
@@ -265,6 +282,8 @@ class TableOut(_Out):
     hands: list[HandOut]
     bots_after: float | None = None
     close_reason: str | None = None
+    time_bank: float | None = None
+    bank: dict[str, Any] | None = None
     free_seats: int
     turn_deadline: float | None = Field(default=None, description="GET /tables/{id} only")
 
@@ -346,3 +365,19 @@ class VerifyOut(_Out):
     game_id: str
     ok: bool
     hands: list[VerifiedHandOut]
+
+
+class MyResultOut(_Out):
+    """The caller's own result of a finished game (the end sheet)."""
+
+    game_id: str
+    settled: bool = Field(description="False until the settlement has committed")
+    outcome: str | None = Field(description="win, loss, abandon or void")
+    coins_delta: int = Field(description="Coins won (positive) or lost (negative)")
+    xp_gained: int
+    bet: int
+    with_bots: bool
+    level: int
+    xp: int = Field(description="The player's XP now, this game's included")
+    level_xp: int = Field(description="XP at which the current level began")
+    next_level_xp: int | None

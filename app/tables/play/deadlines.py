@@ -15,9 +15,15 @@ from app.rules.engine import apply
 from app.rules.errors import RuleViolation
 from app.rules.events import Drew, Event
 from app.rules.state import DRAW, PLAY, State
-from app.tables.play import absence, idle
+from app.tables.play import absence, clock, idle
 from app.tables.play.botplay import fallback
-from app.tables.play.service import Change, TableService, table_record, takeover_record
+from app.tables.play.service import (
+    Change,
+    TableService,
+    table_record,
+    takeover_record,
+    turn_timer,
+)
 from app.tables.storage.meta import BOT_STRENGTHS, TableMeta
 
 log = logging.getLogger("app.tables.play.deadlines")
@@ -60,6 +66,7 @@ async def turn_timeout(svc: TableService, table_id: str, arg: str) -> None:
         hand_no, turns = (int(x) for x in arg.split(":")[:2])
     except ValueError:
         return  # not a turn clock this version wrote
+    at = clock.timer_deadline(arg)
 
     def decide(v: int, meta: TableMeta, state: State | None) -> Change:
         if (
@@ -67,17 +74,37 @@ async def turn_timeout(svc: TableService, table_id: str, arg: str) -> None:
             or state is None
             or state.phase not in (DRAW, PLAY)
             or (state.hand_no, state.turns) != (hand_no, turns)
+            or clock.stale(meta, state, at)
         ):
             return Change()  # not this turn's clock any more
         seat = state.turn
+        person = meta.seats[seat]
+        # A person's turn draws on its bank (a bot's, stuck in thought, is moved at once).
+        if (
+            at is not None
+            and person is not None
+            and not (person.bot or person.abandoned)
+            and clock.draining(meta, state) is None
+        ):
+            opened = meta.edit()
+            until = clock.open_bank(svc.settings, opened, state, at)
+            if until is not None:  # the turn's own seconds are gone: its bank drains
+                record = clock.clock_record(svc.settings, opened, state, until, banking=True)
+                return Change(
+                    meta=opened,
+                    records=[record],
+                    clock=until,
+                    timers=[(turn_timer(meta.id, state, until), until)],
+                )
         events, new, moves = timeout_move(state, seat)
         meta = meta.edit()
         s = meta.seats[seat]
         assert s is not None
         s.timeouts += 1
         change = svc.game_change(meta, state, events, new, moves=moves)
-        # said first, so viewers word the draw and discard that follow as the clock's
-        change.records.insert(0, {"k": "o", "seat": seat})
+        # said first, so viewers word the draw and discard that follow as the clock's;
+        # named, so every seat can say whose time ran out
+        change.records.insert(0, {"k": "o", "seat": seat, "name": s.name})
         if s.timeouts >= ABANDON_AFTER_TIMEOUTS and not s.bot and not s.abandoned:
             s.abandoned = True
             change.records.append(table_record("seat_abandoned", meta))

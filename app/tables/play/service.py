@@ -35,6 +35,7 @@ from app.rules.events import Discarded, Event, HandEnded
 from app.rules.ruleset import ruleset_from_dict
 from app.rules.serialize import command_to_dict, event_to_dict, state_from_dict, state_to_dict
 from app.rules.state import DRAW, PLAY, State, initial_state, next_first
+from app.tables.play import clock
 from app.tables.play.botplay import BotPlayer
 from app.tables.play.hooks import FreeTables, GameResult, TableHooks
 from app.tables.storage import listing, replays
@@ -492,16 +493,17 @@ class TableService:
         self._start_clock(meta, state, change)
         return change
 
-    def _turn_seconds(self, meta: TableMeta) -> int:
-        return self.settings.turbo_turn_seconds if meta.turbo else self.settings.turn_seconds
-
     def _start_clock(self, meta: TableMeta, state: State, change: Change) -> None:
-        """A new turn clock. Its timer names the turn (hand number and turns ended), which
-        stays the table's until the turn passes, so moves within the turn need no new
-        timer, and the meta need not change."""
-        deadline = time.time() + self._turn_seconds(meta)
+        """A new turn clock (its seconds and the time bank: clock.py). Its timer names the
+        turn (hand number and turns ended), which stays the table's until the turn passes,
+        so moves within the turn need no new timer, and the meta need not change (unless
+        the turn that passed drew on its bank)."""
+        now = time.time()
+        if meta.bank is not None and meta.bank.turn is not None:
+            meta = change.meta = clock.close_bank(self.settings, change.meta or meta.edit(), now)
+        deadline = now + clock.turn_seconds(self.settings, meta, state)
         change.clock = deadline
-        change.records.append({"k": "c", "seat": state.turn, "deadline": deadline})
+        change.records.append(clock.clock_record(self.settings, meta, state, deadline))
         change.timers.append((turn_timer(meta.id, state, deadline), deadline))
 
     async def _schedule_bot(self, meta: TableMeta, state: State | None, v: int) -> None:
@@ -525,6 +527,8 @@ class TableService:
         meta.status = "playing"
         meta.game_id = game_id
         meta.started_at = time.time()
+        meta.bank = None  # a rematch's copy carries the last game's banks
+        meta.time_bank = clock.bank_seconds(self.settings, meta)  # shown to clients
         rules = ruleset_from_dict(meta.rules)
         change = Change(meta=meta)
         change.records.append(table_record("game_started", meta))

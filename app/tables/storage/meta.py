@@ -167,6 +167,19 @@ def _shared_rules(rules: dict[str, Any]) -> dict[str, Any]:
     return rules
 
 
+class Bank(Compact):
+    """The time banks of one hand (app/tables/play/clock.py): each seat's seconds left,
+    and the turn drawing on its bank now, if any (its seat, when the bank began to drain
+    and when it runs dry). Replaced whole, never changed in place."""
+
+    hand_no: int = 0
+    left: list[float] = Field(default_factory=list)
+    turn: int | None = None  # the turns ended in the hand when the draining turn began
+    seat: int = 0
+    since: float = 0.0
+    until: float = 0.0
+
+
 class TableMeta(Compact):
     id: str
     name: str
@@ -192,6 +205,11 @@ class TableMeta(Compact):
     # whole meta for it): commits keep it in the table hash's "clock" field,
     # TableService.load puts it here, and snapshots show it (clock records tell the rest).
     turn_deadline: float | None = Field(default=None, exclude=True)
+    # Seconds of time bank per seat per hand (None: the server's default for the table's
+    # speed, written here when the game starts, so clients know it) and the banks of the
+    # hand in play (app/tables/play/clock.py).
+    time_bank: float | None = None
+    bank: Bank | None = None
     bots_after: float | None = None  # quick play: fill empty seats with bots at this time
     close_reason: str | None = None
     felt: str | None = None  # the host's equipped felt: the table's cloth for everyone

@@ -45,6 +45,13 @@ export function createTableDialog(onCreated: (table: any) => void): void {
     : t("create.betHint", { min: MIN_BET });
   const priv = h("input", { id: "ct-private", type: "checkbox" }) as HTMLInputElement;
   const turbo = h("input", { id: "ct-turbo", type: "checkbox" }) as HTMLInputElement;
+  // Each player's time bank per hand: the server's default (for the table's speed), none,
+  // or a number of seconds (docs/rules-reference.md, "The turn clock").
+  const standardBank = h("option", { value: "" }, t("create.timeBankDefault", { n: 60, turbo: 20 })) as HTMLOptionElement;
+  const timeBank = h("select", { id: "ct-time-bank" },
+    standardBank,
+    h("option", { value: "0" }, t("create.timeBankNone")),
+    ...[30, 90, 120].map((n) => h("option", { value: String(n) }, t("table.secondsShort", { n })))) as HTMLSelectElement;
   const presetSel = h("select", { id: "ct-preset" }) as HTMLSelectElement;
   const playersSel = h("select", { id: "ct-players" }) as HTMLSelectElement;
   const house = h("div", { class: "house", id: "house-rules" });
@@ -183,6 +190,7 @@ export function createTableDialog(onCreated: (table: any) => void): void {
           name: name.value.trim(), preset, players, bet: free.checked ? 0 : Math.max(MIN_BET, Number(bet.value) || MIN_BET),
           private: priv.checked, turbo: turbo.checked, rules: overrides(),
           target_score: target !== PRESETS[preset].target_score ? target : null,
+          time_bank: timeBank.value === "" ? null : Number(timeBank.value),
         });
         dlg.close();
         onCreated(table);
@@ -199,6 +207,7 @@ export function createTableDialog(onCreated: (table: any) => void): void {
     field(t("create.players"), playersSel, t("create.pairsHint")),
     h("div", null, field(t("create.bet"), bet, betHint),
       checkbox(t("create.free"), free, t("create.freeHint"))),
+    field(t("create.timeBank"), timeBank, t("create.timeBankHint")),
   ),
   h("div", { class: "row wrap" },
     h("div", null, checkbox(t("create.private"), priv, t("create.privateHint")), privLock),
@@ -212,7 +221,11 @@ export function createTableDialog(onCreated: (table: any) => void): void {
   applyGates();
   const dlg = dialog(t("create.title"), form, { wide: true });
   get("/api/lobby/options")
-    .then((o) => { gates = o.options ?? {}; })
+    .then((o) => {
+      gates = o.options ?? {};
+      const b = o.time_bank;
+      if (b) standardBank.textContent = t("create.timeBankDefault", { n: b.normal, turbo: b.turbo });
+    })
     .catch(() => { gates = {}; }) // unknown: offer them; the server's refusal is shown
     .then(applyGates);
 }

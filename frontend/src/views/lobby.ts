@@ -15,6 +15,7 @@ import { answerInvite } from "../invites";
 import { challengeDialog } from "./social";
 import type { View } from "../view";
 import { guideOffer } from "./learn/guide";
+import "./table/clocksheet.css";
 
 const QUICK_KEY = "buraco.quick";
 
@@ -23,7 +24,14 @@ export function lobbyView(el: HTMLElement): View {
   let online: any[] = [];
   let playing: any[] = [];
   const saved = JSON.parse(localStorage.getItem(QUICK_KEY) ?? "{}");
-  const quick = { preset: saved.preset ?? "cerrado", players: saved.players ?? 2, bots: saved.bots ?? true };
+  const quick = {
+    preset: saved.preset ?? "cerrado", players: saved.players ?? 2, bots: saved.bots ?? true,
+    match: saved.match === true, // "Partida a N" rather than one hand
+  };
+  // Quick play's match target per variant (GET /api/lobby/options); until it comes, the
+  // rules' own: Brasil 3,000, the others seed 003's 2,000.
+  let targets: Record<string, number> = {};
+  const targetOf = (preset: string): number => targets[preset] ?? (preset === "brasil" ? 3000 : 2000);
   const filters = { preset: "", players: "", maxBet: "", free: false, turbo: "" };
   const chat: ChatPanel = chatPanel(null);
   const offs: (() => void)[] = [];
@@ -94,6 +102,10 @@ export function lobbyView(el: HTMLElement): View {
   }
   loadOnline();
   loadPlaying();
+  get("/api/lobby/options").then((o) => {
+    targets = o.match_targets ?? {};
+    render();
+  }).catch(() => undefined);
   // Games in play come live from the lobby stream; the online list is polled.
   const onlineTimer = window.setInterval(loadOnline, 15000);
 
@@ -102,7 +114,7 @@ export function lobbyView(el: HTMLElement): View {
     try {
       const meta = await post("/api/quickplay", {
         preset: quick.preset, players: quick.players, bots_after_seconds: quick.bots ? 8 : null,
-        bot_strength: botStrength(),
+        bot_strength: botStrength(), match: quick.match,
       });
       location.hash = `#/table/${meta.id}`;
     } catch (e) {
@@ -154,13 +166,24 @@ export function lobbyView(el: HTMLElement): View {
     const special = h("p", { class: "hint special", id: "quick-special" });
     const showSpecial = () => { special.textContent = quick.players === 4 ? t("create.specialCost") : ""; };
     showSpecial();
+    // One hand, or a match to the variant's target (its number follows the variant).
+    const matchLabel = h("span", { id: "quick-match-label" }, t("lobby.quickMatch", { n: fmt(targetOf(quick.preset)) }));
+    const modeRadio = (match: boolean, id: string, label: HTMLElement | string): HTMLElement =>
+      h("label", { for: id },
+        h("input", {
+          type: "radio", name: "quick-mode", id, value: match ? "match" : "hand", checked: quick.match === match,
+          onchange: () => { quick.match = match; },
+        }), label);
     return h("section", { class: "panel quick", "aria-labelledby": "quick-title" },
       h("h2", { id: "quick-title" }, t("lobby.quickTitle")),
       h("p", { class: "muted" }, t("lobby.quickLead")),
       h("div", { class: "row wrap" },
         h("label", { class: "sr-only", for: "quick-preset" }, t("lobby.modality")),
         h("select", {
-          id: "quick-preset", onchange: (e: Event) => { quick.preset = (e.target as HTMLSelectElement).value; },
+          id: "quick-preset", onchange: (e: Event) => {
+            quick.preset = (e.target as HTMLSelectElement).value;
+            matchLabel.textContent = t("lobby.quickMatch", { n: fmt(targetOf(quick.preset)) });
+          },
         }, ...PRESET_NAMES.map((p) => h("option", { value: p, selected: p === quick.preset }, presetName(p)))),
         h("label", { class: "sr-only", for: "quick-players" }, t("lobby.players")),
         h("select", {
@@ -174,8 +197,14 @@ export function lobbyView(el: HTMLElement): View {
           id: "quick-strength", title: t("table.botStrength"),
           onchange: (e: Event) => setBotStrength((e.target as HTMLSelectElement).value),
         }, ...STRENGTHS.map((s) => h("option", { value: s, selected: s === botStrength() }, strengthName(s))))),
+      h("fieldset", { class: "quick-mode", id: "quick-mode" },
+        h("legend", { class: "sr-only" }, t("lobby.quickMode")),
+        modeRadio(false, "quick-hand", t("lobby.quickHand")),
+        modeRadio(true, "quick-match", matchLabel)),
+      // The stakes, said before sitting: against people, and against bots.
+      h("p", { class: "quick-stake", id: "quick-stake" }, coinIcon(), " ", t("lobby.quickStake", { bet: fmt(MIN_BET) })),
+      h("p", { class: "hint", id: "quick-bots-stake" }, t("lobby.quickBotsStake")),
       h("button", { type: "button", class: "btn primary huge", id: "play-now", onclick: playNow }, t("lobby.playNow")),
-      h("p", { class: "hint" }, t("lobby.quickBet", { bet: fmt(6000) })),
       special,
       h("a", { class: "rules-link", id: "lobby-rules", href: `#/rules/${quick.preset}` }, "? ", t("learn.title")));
   }

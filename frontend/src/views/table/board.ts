@@ -15,7 +15,7 @@ import { meldsZone } from "./melds";
 import { enabled, setSpeed, speed, type Speed } from "./motion";
 import { muertosView, pileView, stockView } from "./piles";
 import { seatPos, seatView } from "./seats";
-import { moveText, scoreSheet } from "./sheet";
+import { moveText, myResultView, scoreSheet, type MyResult } from "./sheet";
 import { replayHash } from "../replay/link";
 import { muted, setMuted } from "./sound";
 import { vRaw } from "./vcards";
@@ -48,6 +48,7 @@ export interface Screen {
   emoteOpen: boolean;
   ownedEmotes: string[];
   rematch: RematchState | null;
+  myResult?: MyResult | null; // the end sheet's own coins and XP (sheet.ts)
 }
 
 export interface Actions {
@@ -395,7 +396,9 @@ function resultOverlay(s: Screen, r: HandResult, a: Actions): VNode<any> {
       h("div", { class: "dialog-body" },
         h("p", { class: "muted" }, reasonText(s, r, myTeam)),
         scoreSheet(r, side),
-        r.match_over ? fairness(s, a) : h("p", { class: "hint" }, t("result.nextHandDealt")),
+        r.match_over && s.seat !== null ? myResultView(s.myResult) : null,
+        r.match_over ? fairness(s, a) : h("p", { class: "hint", id: "next-hand-hint" }, s.meta?.target_score
+          ? `${t("result.matchTo", { n: fmt(s.meta.target_score) })} · ${t("result.nextHandDealt")}` : t("result.nextHandDealt")),
         r.match_over ? rematchView({
           r: s.rematch, seat: s.seat, now: s.now, name: a.seatName, offer: a.rematch, decline: a.declineRematch,
         }) : null,

@@ -14,12 +14,12 @@ import { botStrength } from "../../botStrength";
 import { chatPanel } from "../chat";
 import type { View } from "../../view";
 import { tableScreen, type Screen } from "./board";
-import { tickClock } from "./clock";
+import { bankFromMeta, tickClock, vibrate } from "./clock";
 import { hideIncoming, runFx } from "./fx";
 import { keyed, type Sort } from "./hand";
 import { meldLabel } from "./melds";
 import { enabled, finishAll, measure } from "./motion";
-import { baseView, moveText } from "./sheet";
+import { baseView, loadMyResult, moveText } from "./sheet";
 import { play } from "./sound";
 import { EMOTE_SHOWN_MS } from "./emotes";
 import type { RematchState } from "./rematch";
@@ -48,6 +48,9 @@ export function tableView(el: HTMLElement, tableId: string): View {
   let chatPainted = false;
   let lastSort = s.sort;
   let fxGen = 0; // moves rendered; a deferred animation of an older render is dropped
+  let bank = 0; // the seat on turn's time bank after its deadline (clock.ts)
+  let banking = false; // the deadline is its bank's end
+  let resultFor = ""; // the game whose own result was asked for
 
   // Frames are applied at once and painted in the next animation frame: a burst of
   // events (a bot's draw, meld and discard) costs one render, painted in one frame.
@@ -75,7 +78,9 @@ export function tableView(el: HTMLElement, tableId: string): View {
     s.seat = f.seat;
     s.game = f.game ?? null;
     s.deadline = s.meta.turn_deadline ?? null;
+    ({ bank, banking } = bankFromMeta(s.meta, s.game));
     s.missing = "";
+    askMyResult();
     fxQueue = [];
     finishAll(); // a fresh snapshot: whatever was moving is stale
     arrivals.push(performance.now());
@@ -154,6 +159,17 @@ export function tableView(el: HTMLElement, tableId: string): View {
   socket.watch(tableId);
   const clockTimer = window.setInterval(tick, 250);
 
+  /** The end sheet's own coins and XP, once the game is over (a seated player only). */
+  function askMyResult(): void {
+    const m = s.meta;
+    if (!m || m.status !== "finished" || s.seat === null || !m.game_id || resultFor === m.game_id) return;
+    resultFor = m.game_id;
+    void loadMyResult(m.game_id).then((r) => {
+      s.myResult = r ?? undefined;
+      schedule();
+    });
+  }
+
   function seatName(n: number): string {
     if (n === s.seat) return t("table.you");
     const name = s.meta?.seats?.[n]?.name;
@@ -177,6 +193,8 @@ export function tableView(el: HTMLElement, tableId: string): View {
   function onSeatFact(kind: string, e: any): void {
     if (kind === "clock") {
       s.deadline = e.deadline;
+      bank = Number(e.bank ?? 0);
+      banking = !!e.banking;
     } else if (kind === "presence") {
       patchSeat(e.seat, { connected: e.connected, grace_until: e.grace_until });
       if (e.seat === s.seat) return;
@@ -194,6 +212,7 @@ export function tableView(el: HTMLElement, tableId: string): View {
     if (f.kind === "table") {
       s.meta = { ...f.event.meta, turn_deadline: s.deadline };
       s.seat = f.event.seat;
+      askMyResult();
       return;
     }
     if (f.kind !== "game") return onSeatFact(f.kind, f.event);
@@ -356,6 +375,7 @@ export function tableView(el: HTMLElement, tableId: string): View {
     try {
       const m = await post("/api/quickplay", {
         preset: s.meta.preset, players: s.meta.players, bots_after_seconds: 8, bot_strength: botStrength(),
+        match: (s.meta.target_score ?? 0) > 0,
       });
       location.hash = `#/table/${m.id}`;
     } catch (e) {
@@ -437,8 +457,8 @@ export function tableView(el: HTMLElement, tableId: string): View {
     if (!s.meta) return;
     if (s.rematch?.state === "open") schedule(); // the rematch's seconds left
     tickClock({
-      root: el, deadline: s.meta.status === "playing" ? s.deadline : null, now: socket.serverNow(),
-      mine: myTurn(), onWarnTick: () => play("tick"),
+      root: el, deadline: s.meta.status === "playing" ? s.deadline : null, bank, banking, now: socket.serverNow(),
+      mine: myTurn(), onWarn: () => { play("warn"); vibrate([200, 100, 200]); }, onWarnTick: () => play("tick"),
     });
   }
 

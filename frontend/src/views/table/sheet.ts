@@ -1,11 +1,14 @@
 // The words and sheets of the table: the move log's lines, the end-of-hand score sheet,
-// and the empty game view a table starts from before its first snapshot.
+// the end sheet's own result (coins, XP, the next level) and the empty game view a table
+// starts from before its first snapshot.
 import { h, type VNode } from "preact";
+import { get } from "../../api";
 import { cardLabel, cardsLabel } from "../../cards";
 import { fmt } from "../../dom";
 import type { GameView, HandResult } from "../../game";
 import { t, tk, type Key } from "../../i18n";
 import { canastaBadge } from "./melds";
+import "./clocksheet.css";
 
 /** One line of the move log. Your own moves have their own sentences (`me` is your
  * seat): "Tú" or "You" does not conjugate like a name ("Tú levanta", "You takes"). */
@@ -80,4 +83,56 @@ export function baseView(meta: any, seat: number | null): GameView {
     closer: -1, winner: -1, match_winner: -1, viewer: seat,
     hand: seat === null ? null : [], team: seat === null ? null : teams[seat],
   };
+}
+
+/** The caller's own result of a finished game: GET /api/games/{id}/mine. */
+export interface MyResult {
+  settled: boolean;
+  outcome: string | null;
+  coins_delta: number;
+  xp_gained: number;
+  bet: number;
+  with_bots: boolean;
+  level: number;
+  xp: number;
+  level_xp: number;
+  next_level_xp: number | null;
+}
+
+/** The end sheet's own lines: coins won or lost, XP gained, the way to the next level.
+ * Only the player's own result (no one else's coins are shown). */
+export function myResultView(r: MyResult | null | undefined): VNode<any> {
+  if (!r || !r.settled) return h("div", { class: "my-result", id: "my-result", "data-state": "waiting" }, h("p", { class: "hint" }, t("end.settling")));
+  const coins = r.coins_delta > 0 ? t("end.coinsWon", { n: fmt(r.coins_delta) })
+    : r.coins_delta < 0 ? t("end.coinsLost", { n: fmt(-r.coins_delta) })
+    : r.bet === 0 ? t("end.noStake") : r.with_bots ? t("end.botsNoCoins") : t("end.coinsBack");
+  const next = r.next_level_xp;
+  const span = next === null ? 1 : Math.max(1, next - r.level_xp);
+  const done = next === null ? 1 : Math.min(1, Math.max(0, (r.xp - r.level_xp) / span));
+  return h("div", { class: "my-result", id: "my-result", "data-state": "settled" },
+    h("p", { class: "line" },
+      h("span", { class: `coins-delta ${r.coins_delta > 0 ? "up" : r.coins_delta < 0 ? "down" : ""}`, id: "my-coins", "data-delta": r.coins_delta }, coins),
+      r.xp_gained > 0 ? h("span", { class: "xp-gain", id: "my-xp", "data-xp": r.xp_gained }, t("end.xpGained", { n: fmt(r.xp_gained) })) : null),
+    h("p", { class: "line" }, h("span", null, t("end.level", { n: r.level })),
+      h("span", { class: "muted", id: "my-next" }, next === null ? t("end.maxLevel")
+        : t("end.toNext", { n: fmt(next - r.xp), level: r.level + 1 }))),
+    h("div", {
+      class: "level-bar", id: "level-bar", role: "progressbar", "aria-label": t("end.progress"),
+      "aria-valuemin": 0, "aria-valuemax": 100, "aria-valuenow": Math.round(done * 100),
+    }, h("span", { style: { width: `${Math.round(done * 100)}%` } })),
+    r.xp_gained > 0 ? null : h("p", { class: "hint", id: "my-no-xp" },
+      t(r.with_bots ? "end.botsNoXp" : r.bet === 0 ? "end.freeNoXp" : "end.noXp")));
+}
+
+/** The player's own result, asked again while the settlement is still on its way (it
+ * commits a moment after the last hand ends). */
+export async function loadMyResult(gameId: string, tries = 10): Promise<MyResult | null> {
+  for (let i = 0; i < tries; i++) {
+    try {
+      const r: MyResult = await get(`/api/games/${encodeURIComponent(gameId)}/mine`);
+      if (r.settled) return r;
+    } catch { /* the next try, or the sheet says it is still being settled */ }
+    await new Promise((done) => setTimeout(done, 400 + i * 300));
+  }
+  return null;
 }

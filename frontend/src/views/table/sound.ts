@@ -2,7 +2,7 @@
 // AudioContext exists before the player's first click or key press (browsers block
 // audio until then, and starting one early only logs warnings); mute is remembered.
 
-export type Sound = "turn" | "draw" | "discard" | "meld" | "canasta" | "tick" | "win" | "lose";
+export type Sound = "turn" | "draw" | "discard" | "meld" | "canasta" | "tick" | "warn" | "win" | "lose";
 
 const KEY = "buraco.mute";
 let ctx: AudioContext | null = null;
@@ -75,6 +75,8 @@ const SCORES: Record<Sound, (ac: AudioContext, t: number) => void> = {
   meld: (ac, t) => [523, 659, 784].forEach((f, i) => note(ac, f, t + i * 0.06, 0.2, "triangle", 0.09)),
   canasta: (ac, t) => [523, 659, 784, 1047, 1319].forEach((f, i) => note(ac, f, t + i * 0.07, 0.35, "triangle", 0.1)),
   tick: (ac, t) => note(ac, 1200, t, 0.05, "square", 0.04),
+  // your last 10 s begin: two short high beeps (then the tick of each second)
+  warn: (ac, t) => { note(ac, 1320, t, 0.09, "square", 0.06); note(ac, 1320, t + 0.14, 0.09, "square", 0.06); },
   win: (ac, t) => [523, 659, 784, 1047].forEach((f, i) => note(ac, f, t + i * 0.12, 0.45, "triangle", 0.12)),
   lose: (ac, t) => [392, 330, 262].forEach((f, i) => note(ac, f, t + i * 0.16, 0.45, "sine", 0.1)),
 };
