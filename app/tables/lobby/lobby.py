@@ -32,6 +32,7 @@ def match_target(preset: str) -> int:
     rules = PRESETS.get(preset)
     return (rules.target_score if rules is not None else 0) or MATCH_TARGET
 
+
 RatingLookup = Callable[[str, dict[str, Any]], Awaitable[SeatRating]]
 """(preset, rules) -> the sitting player's rating there (app/tables/lobby/personal.py)."""
 
