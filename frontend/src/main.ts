@@ -70,7 +70,8 @@ function lazyView(load: () => Promise<View>): View {
 
 function navLink(hash: string, label: string, badge?: number): HTMLElement {
   const here = (location.hash || "#/") === hash || (hash === "#/" && location.hash === "");
-  return h("a", { href: hash, class: here ? "active" : null, "aria-current": here ? "page" : null },
+  const section = hash.replace(/^#\/?/, "") || "lobby";
+  return h("a", { href: hash, class: here ? "active" : null, "aria-current": here ? "page" : null, "data-nav": section },
     label, badge ? h("span", { class: "badge", "aria-label": t("nav.unread", { n: badge }) }, String(badge)) : null);
 }
 
