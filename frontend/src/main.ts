@@ -100,7 +100,8 @@ function renderHeader(): void {
           h("span", { class: "sr-only" }, " ", t("wallet.credits")))) : null,
       langSelect,
       me ? h("details", { class: "usermenu" },
-        h("summary", { "aria-label": t("nav.account") },
+        // The name says what is on screen too (the nickname), as voice control expects.
+        h("summary", { "aria-label": `${t("nav.account")}: ${me.nickname}` },
           avatarImg(app.equipped.avatar, "small"),
           raw(me.nickname, "span", "me-name")),
         h("div", { class: "menu" },

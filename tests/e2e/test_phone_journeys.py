@@ -49,22 +49,28 @@ SHEET_PROBLEMS = """() => {
   const sheet = document.querySelector('[data-region=sheet]');
   if (!sheet) return ['no sheet'];
   const r = sheet.getBoundingClientRect();
+  const box = (q) => [q.left, q.top, q.right, q.bottom].map(Math.round).join(',');
   if (r.left < -1 || r.top < -1 || r.right > vw + 1 || r.bottom > vh + 1)
-    out.push(`sheet outside: ${Math.round(r.left)},${Math.round(r.top)} ${Math.round(r.right)},${Math.round(r.bottom)}`);
+    out.push(`sheet outside: ${box(r)}`);
   for (const el of sheet.querySelectorAll('table, .dialog-body, .dialog-foot'))
-    if (el.scrollWidth > el.clientWidth + 1) out.push(`${el.className || el.tagName} cut on the right`);
+    if (el.scrollWidth > el.clientWidth + 1) out.push(`${el.className || el.tagName} cut`);
   for (const b of sheet.querySelectorAll('.dialog-foot .btn')) {
     const q = b.getBoundingClientRect();
-    if (q.right > r.right + 1 || q.bottom > r.bottom + 1 || q.top < r.top - 1) out.push(`${b.id || b.textContent} not in sight`);
+    if (q.right > r.right + 1 || q.bottom > r.bottom + 1 || q.top < r.top - 1)
+      out.push(`${b.id || b.textContent} not in sight`);
   }
   return out;
 }"""
 
 
-def phone(new_context: Any, w: int, h: int) -> Any:
+HAND_SCROLLS = """() => {
+  const h = document.querySelector('#hand'); return h.scrollWidth > h.clientWidth + 1; }"""
+
+
+def phone(new_context: Any, w: int, h: int, **options: Any) -> Any:
     """A page at w x h; a touch screen below the laptop size."""
     touch = w < 1000
-    ctx = new_context(w, h, has_touch=touch, is_mobile=touch and w < 900)
+    ctx = new_context(w, h, has_touch=touch, is_mobile=touch and w < 900, **options)
     page = ctx.new_page()
     dialogs: list[str] = []
     page.on("dialog", lambda d: (dialogs.append(f"{d.type}: {d.message}"), d.dismiss()))
@@ -92,13 +98,14 @@ def look(page: Any, artifacts: Path, name: str) -> list[str]:
     problems = page.evaluate(REGION_PROBLEMS) + page.evaluate(LAYOUT_PROBLEMS)
     # A hand too long for its rows at a finger's width scrolls inside its own area (the
     # hand itself stays in the viewport): its last cards may be out of sight.
-    if page.evaluate("() => { const h = document.querySelector('#hand'); return h.scrollWidth > h.clientWidth + 1; }"):
+    if page.evaluate(HAND_SCROLLS):
         problems = [p for p in problems if not p.startswith(("first card", "last card"))]
     return problems
 
 
-def stacked(players: int, mine: list[str], pile: list[str], muertos: int = 0, size: int = 11,
-            seed: int = 32) -> dict[str, Any]:
+def stacked(
+    players: int, mine: list[str], pile: list[str], muertos: int = 0, size: int = 11, seed: int = 32
+) -> dict[str, Any]:
     """A deal of the 108-card deck: your hand (seat 0, first to play) is `mine` and then
     shuffled cards, the pile is `pile` (bottom first), the stock what is left. The others
     hold no 7, king, 2 or joker: they neither take the pile nor meld the test's ranks."""
@@ -114,9 +121,9 @@ def stacked(players: int, mine: list[str], pile: list[str], muertos: int = 0, si
             rest.remove(c)
         others.append(hand)
     me = mine + rest[: size - len(mine)]
-    rest = rest[size - len(mine):]
-    mu = [rest[i * size:(i + 1) * size] for i in range(muertos)]
-    stock = rest[muertos * size:]
+    rest = rest[size - len(mine) :]
+    mu = [rest[i * size : (i + 1) * size] for i in range(muertos)]
+    stock = rest[muertos * size :]
     deal = {"hands": [me, *others], "muertos": mu, "discard": pile, "stock": stock, "first": 0}
     assert sum(map(len, [*deal["hands"], *mu, pile, stock])) == len(deck)
     return deal
@@ -203,17 +210,18 @@ def test_table_chat_and_navigation_at_six_sizes(new_context, artifacts, name, w,
     problems = look(page, artifacts, f"table-{name}")
     assert not problems, problems
 
+    if not page.locator("#side-toggle").is_visible():  # a laptop: the chat is a column
+        assert w >= 1180
+        chat = page.evaluate(BOX, "[data-region=chat]")
+        assert chat and chat[2] <= w + 1 and chat[3] <= h + 1, chat
+        assert page.dialogs == []  # type: ignore[attr-defined]
+        return
     page.click("#side-toggle")
-    page.wait_for_selector("[data-region=chat].open, [data-region=chat]:visible")
+    page.wait_for_selector("[data-region=chat].open")
     chat = page.evaluate(BOX, "[data-region=chat]")
     assert chat and chat[0] >= -1 and chat[2] <= w + 1 and chat[3] <= h + 1, chat
     page.screenshot(path=str(artifacts / f"journey-chat-{name}.png"))
-    drawer = page.locator("[data-action=close-chat]").is_visible()
-    if not drawer:  # a laptop: the chat is a column beside the felt, nothing covers
-        assert w >= 1180
-        problems = page.evaluate(REGION_PROBLEMS)
-        assert not problems, problems
-        return
+    assert page.locator("[data-action=close-chat]").is_visible()
     closed = "() => !document.querySelector('[data-region=chat]').classList.contains('open')"
     # Its close control, Escape (even from the chat's input), a tap outside, the back
     # gesture: each closes it, and the table stays where it was.
@@ -258,7 +266,9 @@ def test_the_chat_closes_itself_when_your_turn_starts(new_context, artifacts) ->
     bea.locator("#hand .card").first.click()
     bea.click("#act-discard")
     ana.wait_for_selector("#stock:not([disabled])")
-    ana.wait_for_function("() => !document.querySelector('[data-region=chat]').classList.contains('open')")
+    ana.wait_for_function(
+        "() => !document.querySelector('[data-region=chat]').classList.contains('open')"
+    )
     problems = look(ana, artifacts, "chat-closed-on-turn-360x740")
     assert not problems, problems
     assert ana.dialogs == []  # type: ignore[attr-defined]
@@ -295,7 +305,9 @@ def go_out_by_taps(page: Any, artifacts: Path, tag: str) -> None:
     # way once, as cards and words, in the page's own sheet.
     tap(page, "#pile")
     page.wait_for_selector("[data-region=choices] .choice")
-    names = page.locator("[data-region=choices] .choice").evaluate_all("(bs) => bs.map((b) => b.getAttribute('aria-label'))")
+    names = page.locator("[data-region=choices] .choice").evaluate_all(
+        "(bs) => bs.map((b) => b.dataset.name)"
+    )
     assert len(names) == len(set(names)) == 2, names
     page.screenshot(path=str(artifacts / f"journey-{tag}-take-sheet.png"))
     box = page.evaluate(BOX, ".overlay.sheet .dialog")

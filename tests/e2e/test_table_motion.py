@@ -35,9 +35,9 @@ POST = """async ([path, body]) => {
 
 # What the table shows of the game (everything but one's own hand).
 SHOWN = """() => ({
-  stock: document.querySelector('#stock .pile-count')?.textContent,
+  stock: document.querySelector('#stock .pile-count')?.dataset.n,
   pile: document.querySelector('#pile')?.getAttribute('aria-label'),
-  pileTop: document.querySelector('[data-fx=pile-top] .corner')?.textContent,
+  pileTop: document.querySelector('[data-fx=pile-top]')?.getAttribute('aria-label'),
   melds: [...document.querySelectorAll('.meld')].map(m => m.getAttribute('aria-label')),
   seats: [...document.querySelectorAll('.seat')].map(s => s.getAttribute('aria-label')),
   muertos: [...document.querySelectorAll('.muerto')].map(m => m.getAttribute('aria-label')),

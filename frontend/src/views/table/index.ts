@@ -375,10 +375,10 @@ export function tableView(el: HTMLElement, tableId: string): View {
       if (!seen.has(l.name)) seen.set(l.name, { c, ...l });
     }
     const dlg = dialog(title, h("div", { class: "choices", "data-region": "choices" }, ...[...seen.values()].map((o, i) =>
-      h("button", { type: "button", class: "btn choice", "data-choice": String(i), "aria-label": o.name, onclick: () => { dlg.close(); send(o.c); } },
+      h("button", { type: "button", class: "btn choice", "data-choice": String(i), "data-name": o.name, onclick: () => { dlg.close(); send(o.c); } },
         o.cards.length || o.top ? h("span", { class: "choice-cards", "aria-hidden": "true" },
           ...(o.top ? [cardFace(o.top, "mini top")] : []), ...o.cards.map((x) => cardFace(x, "mini"))) : null,
-        h("span", { class: "choice-text", "aria-hidden": "true" }, o.text)))), { sheet: true });
+        h("span", { class: "choice-text", "aria-hidden": "true" }, o.text), h("span", { class: "sr-only" }, o.name)))), { sheet: true });
   }
 
   function toggle(key: string): void {

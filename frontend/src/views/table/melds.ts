@@ -67,7 +67,7 @@ export function meldShort(m: MeldView): string {
 function meldButton(z: ZoneInput, m: MeldView, i: number): VNode<any> {
   const cards = m.cards.map((c, k) => {
     const [card, slot] = c.split("=");
-    return vFace(card, `mini ${slot ? "wild-slot" : ""}`, slot, { key: k });
+    return vFace(card, `mini ${slot ? "wild-slot" : ""}`, slot, { key: k, "aria-hidden": "true" }); // the meld's name says them
   });
   const wild = m.cards.some((c) => c.includes("="));
   return h("button", {
@@ -79,9 +79,9 @@ function meldButton(z: ZoneInput, m: MeldView, i: number): VNode<any> {
     ondragover: (e: DragEvent) => { if (z.canAdd) e.preventDefault(); },
     ondrop: (e: DragEvent) => { e.preventDefault(); const c = e.dataTransfer?.getData("text/card"); if (c) z.onAdd(z.team, i, c); },
   }, h("span", { class: "meld-cards" }, ...cards),
-  h("span", { class: "meld-sum", "aria-hidden": "true", "data-raw": "" }, meldShort(m)),
-  h("span", { class: "meld-size", "aria-hidden": "true", "data-raw": "" }, `×${m.size}`),
-  wild ? h("span", { class: "meld-wild", "aria-hidden": "true", title: t("table.wildMarker"), "data-raw": "" }, "★") : null,
+  h("span", { class: "meld-sum", "aria-hidden": "true", "data-n": meldShort(m) }),
+  h("span", { class: "meld-size", "aria-hidden": "true", "data-n": `×${m.size}` }),
+  wild ? h("span", { class: "meld-wild", "aria-hidden": "true", title: t("table.wildMarker"), "data-n": "★" }) : null,
   canastaBadge(m.canasta));
 }
 

@@ -11,7 +11,7 @@ export function stockView(n: number, target: boolean, onDraw: () => void): VNode
     key: "stock", type: "button", id: "stock", class: `pile stock ${target ? "target" : ""}`, disabled: !target,
     "aria-label": t("table.stockLabel", { n }), onclick: onDraw, "data-fx": "stock", "data-region": "stock",
   }, n ? vBack() : h("span", { class: "card ghost", "aria-hidden": "true" }),
-  h("span", { class: "pile-count", "data-raw": "" }, String(n)),
+  h("span", { class: "pile-count", "aria-hidden": "true", "data-n": String(n) }),
   h("span", { class: "pile-name" }, t("table.stock")));
 }
 
@@ -60,8 +60,8 @@ export function pileView(p: PileInput): VNode<any> {
     ? shown.map((c, i) => vFace(c, i === shown.length - 1 ? `top ${p.lastDiscard ? "last" : ""}` : "", undefined,
       { key: `${d.size - shown.length + i}`, "data-fx": i === shown.length - 1 ? "pile-top" : undefined }))
     : h("span", { class: "card ghost", "aria-hidden": "true" })),
-  h("span", { class: "pile-count", "data-raw": "" }, String(d.size)),
-  h("span", { class: "pile-name" }, t(d.kind === "closed" ? "table.pileClosed" : "table.pile")),
+  h("span", { class: "pile-count", "aria-hidden": "true", "data-n": String(d.size) }),
+  h("span", { class: "pile-name", "aria-hidden": "true", "data-n": t(d.kind === "closed" ? "table.pileClosed" : "table.pile") }),
   need ? h("span", { class: "pile-need" }, need) : null);
 }
 
