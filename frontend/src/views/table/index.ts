@@ -485,6 +485,13 @@ export function tableView(el: HTMLElement, tableId: string): View {
     // so the layout is still clean and the read costs nothing.
     const before = animate ? measure(el) : new Map();
     if (moving) finishAll();
+    // The meld zones are measured again when what their room depends on changed: the
+    // melds, the hand, the "new meld" target, the pile's caption, a notice, the viewport.
+    const g0 = s.game;
+    const look = g0 ? `${window.innerWidth}x${window.innerHeight}|${g0.hand?.length ?? 0}|${canPlay() && s.selected.length >= 3}|`
+      + `${g0.melds.map((side) => side.map((m) => m.size).join()).join("/")}|${s.legalPending}|${s.legal.length}|${s.notice}|${g0.discard.size}` : "";
+    const refit = look !== meldLook;
+    meldLook = look;
     const tree = () => tableScreen(s, {
       draw, takePile: () => takePile(), meld: (card?: string) => void meld(card), discard: (c?: string) => void discard(c),
       addTo: (tm: number, i: number, c?: string) => void addTo(tm, i, c), toggle, leave, playAgain, act, verify, repaint: paint,
@@ -497,7 +504,7 @@ export function tableView(el: HTMLElement, tableId: string): View {
       chatPainted = true;
     }
     // A zone turned compact: drawn again at once (twice at most: compact, then dense).
-    for (let i = 0; i < 2 && fitMelds(); i++) render(tree(), el);
+    for (let i = 0; i < 2 && refit && fitMelds(); i++) render(tree(), el);
     const events = fxQueue;
     fxQueue = [];
     if (s.game && (events.length || animate)) {
@@ -532,6 +539,7 @@ export function tableView(el: HTMLElement, tableId: string): View {
   // The meld zones never scroll: a side whose fanned melds overflow its zone is drawn
   // compact, and dense if that is still too much (read right after a render: the layout
   // the frame needs anyway). A new hand or another viewport size starts fanned again.
+  let meldLook = "";
   function fitMelds(): boolean {
     if (!s.game) return false;
     let grew = false;
