@@ -2,12 +2,11 @@
 the table's regions (data-region hooks) in the viewport and never over each other, no
 page scroll, no meld area that scrolls; the chat drawer closes by its control, Escape, a
 tap outside and the back gesture, and closes by itself when your turn starts; every
-navigation entry reachable with its badge; whole hands played by taps only (2 players on
-360x740, 4 in pairs on 390x844) on stacked deals that end after a few turns, taking the
-pile through a sheet that lists each choice once, melding on the "new meld" target and
-discarding on the pile; the end-of-match sheet fits every size with the rematch offer in
-sight; no native dialog (prompt, confirm, alert) anywhere. Screenshots go to
-tests/e2e/artifacts/ (.ci/run prints where)."""
+navigation entry reachable with its badge; no native dialog (prompt, confirm, alert).
+The helpers here also play whole hands by taps (test_phone_hands.py: the pile through a
+sheet that lists each choice once, melds on the "new meld" target, the last move asking
+once, the end sheet at six sizes). Screenshots go to tests/e2e/artifacts/ (.ci/run
+prints where)."""
 
 from __future__ import annotations
 
@@ -341,47 +340,3 @@ def go_out_by_taps(page: Any, artifacts: Path, tag: str) -> None:
     assert page.locator("[role=dialog]").count() == 1
     tap(page, "#confirm-ok")
     page.wait_for_selector("[data-region=sheet]", timeout=20000)
-
-
-def test_a_whole_hand_by_taps_on_a_small_phone_two_players(new_context, artifacts) -> None:
-    page = phone(new_context, 360, 740)
-    as_guest(page)
-    tid = open_table(page, 2, "cerrado", {"hand_size": 11, "muertos": 0})
-    page.wait_for_selector("#wait-title")
-    stack_and_start(page, tid, stacked(2, GO_OUT["mine"], GO_OUT["pile"]))
-    assert my_draw(page) == "draw"
-    go_out_by_taps(page, artifacts, "2p-360x740")
-    end_sheet_everywhere(page, artifacts, "2p")
-    assert page.dialogs == []  # type: ignore[attr-defined]
-
-
-def test_four_players_around_a_phone_and_a_whole_hand_by_taps(new_context, artifacts) -> None:
-    page = phone(new_context, 390, 844)
-    as_guest(page)
-    # With both muertos on the felt: the side seats, the stock, the pile and the muertos
-    # never over each other, at every size; a turn by taps: draw, choose, discard.
-    tid = open_table(page, 4, "cerrado", {"hand_size": 11, "muertos": 2, "pairs": True})
-    page.wait_for_selector("#wait-title")
-    stack_and_start(page, tid, stacked(4, [], ["5S"], muertos=2))
-    assert my_draw(page) == "draw"
-    failures = {}
-    for name, w, h in SIX:
-        page.set_viewport_size({"width": w, "height": h})
-        problems = look(page, artifacts, f"4p-muertos-{name}")
-        if problems:
-            failures[name] = problems
-    assert not failures, failures
-    page.set_viewport_size({"width": 390, "height": 844})
-    settle(page)
-    tap_turn(page)
-    problems = look(page, artifacts, "4p-muertos-played-390x844")
-    assert not problems, problems
-
-    # In pairs, without muertos: you go out in your first turn, by taps.
-    tid = open_table(page, 4, "cerrado", {"hand_size": 11, "muertos": 0, "pairs": True})
-    page.wait_for_selector("#wait-title")
-    stack_and_start(page, tid, stacked(4, GO_OUT["mine"], GO_OUT["pile"]))
-    assert my_draw(page) == "draw"
-    go_out_by_taps(page, artifacts, "4p-390x844")
-    end_sheet_everywhere(page, artifacts, "4p")
-    assert page.dialogs == []  # type: ignore[attr-defined]
