@@ -77,9 +77,9 @@ function lazyView(load: () => Promise<View>): View {
 }
 
 function navLink(hash: string, label: string, badge?: number): HTMLElement {
-  const current = location.hash || "#/";
-  const here = current === hash || (hash !== "#/" && current.startsWith(`${hash}/`)) || (hash === "#/" && location.hash === "");
-  return h("a", { href: hash, class: here ? "active" : null, "aria-current": here ? "page" : null, "data-nav": hash.slice(2) || "lobby" },
+  const here = (location.hash || "#/") === hash || (hash === "#/" && location.hash === "");
+  const section = hash.replace(/^#\/?/, "") || "lobby";
+  return h("a", { href: hash, class: here ? "active" : null, "aria-current": here ? "page" : null, "data-nav": section },
     label, badge ? h("span", { class: "badge", "aria-label": t("nav.unread", { n: badge }) }, String(badge)) : null);
 }
 
@@ -116,7 +116,8 @@ function renderHeader(): void {
           h("span", { class: "sr-only" }, " ", t("wallet.credits")))) : null,
       langSelect,
       me ? h("details", { class: "usermenu" },
-        h("summary", { "aria-label": t("nav.account") },
+        // The name says what is on screen too (the nickname), as voice control expects.
+        h("summary", { "aria-label": `${t("nav.account")}: ${me.nickname}` },
           avatarImg(app.equipped.avatar, "small"),
           raw(me.nickname, "span", "me-name")),
         h("div", { class: "menu" },

@@ -27,8 +27,9 @@ export interface DialogHandle {
   el: HTMLElement;
 }
 
-/** A modal dialog; Escape or the close button dismiss it. */
-export function dialog(title: string, body: Child, opts: { wide?: boolean; onClose?: () => void } = {}): DialogHandle {
+/** A modal dialog; Escape, the close button or a tap outside dismiss it. A `sheet` rises
+ * from the bottom edge on a phone, within a thumb's reach. */
+export function dialog(title: string, body: Child, opts: { wide?: boolean; sheet?: boolean; onClose?: () => void } = {}): DialogHandle {
   const previous = document.activeElement as HTMLElement | null;
   const titleId = `dlg-${Math.random().toString(36).slice(2, 8)}`;
   const close = () => {
@@ -51,7 +52,7 @@ export function dialog(title: string, body: Child, opts: { wide?: boolean; onClo
       h("button", { type: "button", class: "icon-btn", "aria-label": t("common.close"), onclick: close }, "✕")),
     h("div", { class: "dialog-body" }, body),
   );
-  const overlay = h("div", { class: "overlay", onclick: (e: MouseEvent) => { if (e.target === overlay) close(); } }, panel);
+  const overlay = h("div", { class: `overlay ${opts.sheet ? "sheet" : ""}`, onclick: (e: MouseEvent) => { if (e.target === overlay) close(); } }, panel);
   document.body.appendChild(overlay);
   document.addEventListener("keydown", onKey, true);
   const first = panel.querySelector<HTMLElement>("input, select, textarea, .dialog-body button");

@@ -10,7 +10,7 @@ Page = Any  # playwright.sync_api.Page (kept loose: the package is a dev-only de
 # Everything the tests read from the table, as the page shows it.
 READ_TABLE = """() => ({
   hand: [...document.querySelectorAll('#hand .card')].map(c => c.dataset.card),
-  stock: document.querySelector('#stock .pile-count')?.textContent,
+  stock: document.querySelector('#stock .pile-count')?.dataset.n,
   pile: document.querySelector('#pile')?.getAttribute('aria-label'),
   melds: [...document.querySelectorAll('.meld')].map(m => m.getAttribute('aria-label')),
   status: document.querySelector('#turn-status')?.textContent,

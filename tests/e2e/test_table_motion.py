@@ -35,9 +35,10 @@ POST = """async ([path, body]) => {
 
 # What the table shows of the game (everything but one's own hand).
 SHOWN = """() => ({
-  stock: document.querySelector('#stock .pile-count')?.textContent,
+  stock: document.querySelector('#stock .pile-count')?.dataset.n,
   pile: document.querySelector('#pile')?.getAttribute('aria-label'),
-  pileTop: document.querySelector('[data-fx=pile-top] .corner')?.textContent,
+  pileTop: (c => c && c.dataset.r + c.dataset.s)(
+    document.querySelector('[data-fx=pile-top] .corner')),
   melds: [...document.querySelectorAll('.meld')].map(m => m.getAttribute('aria-label')),
   seats: [...document.querySelectorAll('.seat')].map(s => s.getAttribute('aria-label')),
   muertos: [...document.querySelectorAll('.muerto')].map(m => m.getAttribute('aria-label')),
@@ -284,6 +285,7 @@ def test_the_next_deal_flies_under_the_hand_result(new_context, artifacts: Path)
     reset(ana)
     pick(bea, "9C")
     bea.click("#act-discard")  # the last card: Bea closes, hand 2 is dealt
+    bea.click("#confirm-ok")  # a move that ends the hand asks once
 
     ana.wait_for_selector("#result-title")
     assert covered_in_flight(ana) == {"inDialog": True, "onCard": False}

@@ -49,12 +49,13 @@ export interface Screen {
   ownedEmotes: string[];
   rematch: RematchState | null;
   myResult?: MyResult | null; // the end sheet's own coins and XP (sheet.ts)
+  compact: Map<number, number>; // per side: 1 its melds show compact (the fanned ones did not fit), 2 dense
 }
 
 export interface Actions {
   draw: () => void;
   takePile: () => void;
-  meld: () => void;
+  meld: (card?: string) => void;
   discard: (card?: string) => void;
   addTo: (team: number, index: number, card?: string) => void;
   toggle: (key: string) => void;
@@ -73,6 +74,7 @@ export interface Actions {
   sendEmote: (sku: string) => void;
   rematch: () => void;
   declineRematch: () => void;
+  setSide: (open: boolean) => void;
 }
 
 function sideName(s: Screen, team: number): string {
@@ -118,7 +120,7 @@ function headView(s: Screen, a: Actions): VNode<any> {
       h("button", {
         type: "button", id: "side-toggle", class: "icon-btn tool", "aria-expanded": String(s.sideOpen),
         "aria-controls": "table-side", "aria-label": t("table.side"), title: t("table.side"),
-        onclick: () => { s.sideOpen = !s.sideOpen; a.repaint(); },
+        onclick: () => a.setSide(!s.sideOpen),
       }, icon("chat"), unreadBadge(a.chatUnread(s.sideOpen))),
       h("button", {
         type: "button", id: "emote-toggle", class: "icon-btn tool", "aria-expanded": String(s.emoteOpen),
@@ -250,7 +252,8 @@ function boardView(s: Screen, g: GameView, a: Actions): VNode<any> {
   const zone = (team: number, area: string) => meldsZone({
     team, ours: s.seat !== null && team === myTeam, side: sideName(s, team), melds: g.melds[team] ?? [],
     canAdd: a.canPlay && (team === myTeam || !!s.meta.rules?.add_to_any_meld),
-    targets: tg.melds.get(team) ?? new Set(), last: lastMeldOf(s, team), area,
+    targets: tg.melds.get(team) ?? new Set(), last: lastMeldOf(s, team), area, compact: s.compact.get(team) ?? 0,
+    newMeld: s.seat !== null && team === myTeam ? { shown: a.canPlay && a.chosen.length >= 3, legal: tg.meld, onMeld: a.meld } : null,
     onAdd: a.addTo,
   });
   const others = Array.from({ length: g.players }, (_, n) => n).filter((n) => n !== viewer);
@@ -283,7 +286,7 @@ function boardView(s: Screen, g: GameView, a: Actions): VNode<any> {
     }) : null,
     s.seat !== null ? actionsView({
       canDraw: a.canDraw, canTake: a.canDraw && g.discard.size > 0, canPlay: a.canPlay, chosen: sel.length, meldLegal: tg.meld,
-      sort: s.sort, draw: a.draw, take: a.takePile, meld: a.meld, discard: () => a.discard(),
+      sort: s.sort, draw: a.draw, take: a.takePile, meld: () => a.meld(), discard: () => a.discard(),
       toggleSort: () => { s.sort = s.sort === "suit" ? "rank" : "suit"; localStorage.setItem("buraco.sort", s.sort); a.repaint(); },
       clear: () => { s.selected = []; a.repaint(); },
     }) : null,
@@ -345,7 +348,11 @@ function inviteForm(a: Actions): VNode<any> {
 // ------------------------------------------------------------------ side and sheet
 
 function sideView(s: Screen, a: Actions): VNode<any> {
-  return h("aside", { key: "side", id: "table-side", class: `table-side ${s.sideOpen ? "open" : ""}` },
+  return h("aside", { key: "side", id: "table-side", class: `table-side ${s.sideOpen ? "open" : ""}`, "data-region": "chat" },
+    h("button", {
+      type: "button", class: "icon-btn side-close", "data-action": "close-chat", "aria-label": t("common.close"),
+      title: t("common.close"), onclick: () => a.setSide(false),
+    }, "✕"),
     h("button", {
       type: "button", id: "rules-help", class: "btn small ghost rules-help", title: t("learn.help"),
       onclick: () => openRules(s.meta?.preset ?? ""),
@@ -390,15 +397,18 @@ function resultOverlay(s: Screen, r: HandResult, a: Actions): VNode<any> {
     ? t(won === myTeam ? (r.match_over ? "result.youWinMatch" : "result.youWinHand") : (r.match_over ? "result.theyWinMatch" : "result.theyWinHand"), { side: side(won), n })
     : t("result.sideWins", { side: side(won), n });
   const close = () => { s.shownResult = null; a.repaint(); };
+  // The sheet fits the viewport: its body scrolls inside it when it must, and its foot
+  // (the rematch offer, the next step) is always in sight, on a phone too.
   return h("div", { key: "result", class: "overlay result", role: "dialog", "aria-modal": "true", "aria-labelledby": "result-title" },
-    h("div", { class: "dialog wide" },
+    h("div", { class: "dialog wide", "data-region": "sheet" },
       h("header", { class: "dialog-head" }, h("h2", { id: "result-title" }, headline)),
       h("div", { class: "dialog-body" },
         h("p", { class: "muted" }, reasonText(s, r, myTeam)),
         scoreSheet(r, side),
         r.match_over && s.seat !== null ? myResultView(s.myResult) : null,
         r.match_over ? fairness(s, a) : h("p", { class: "hint", id: "next-hand-hint" }, s.meta?.target_score
-          ? `${t("result.matchTo", { n: fmt(s.meta.target_score) })} · ${t("result.nextHandDealt")}` : t("result.nextHandDealt")),
+          ? `${t("result.matchTo", { n: fmt(s.meta.target_score) })} · ${t("result.nextHandDealt")}` : t("result.nextHandDealt"))),
+      h("footer", { class: "dialog-foot" },
         r.match_over ? rematchView({
           r: s.rematch, seat: s.seat, now: s.now, name: a.seatName, offer: a.rematch, decline: a.declineRematch,
         }) : null,
@@ -440,6 +450,8 @@ export function tableScreen(s: Screen, a: Actions): VNode<any> {
       s.emoteOpen ? emotePicker(s.ownedEmotes, a.sendEmote) : null,
       waiting ? waitingRoom(s, a) : boardView(s, g!, a)),
     sideView(s, a),
+    // A tap outside the drawer closes it (a phone's drawer covers most of the felt).
+    s.sideOpen ? h("div", { key: "backdrop", class: "side-backdrop", "aria-hidden": "true", onclick: () => a.setSide(false) }) : null,
     s.shownResult && g ? resultOverlay(s, s.shownResult, a) : null);
 }
 

@@ -33,7 +33,7 @@ export function handView(p: HandInput): VNode<any> {
   const per = Math.ceil(cards.length / p.rows);
   const rows = p.rows > 1 ? [cards.slice(0, per), cards.slice(per)] : [cards];
   let i = 0;
-  return h("div", { key: "hand", class: `hand rows-${p.rows}`, role: "group", "aria-label": t("table.yourHand", { n: cards.length }), id: "hand", "data-fx": "hand" },
+  return h("div", { key: "hand", class: `hand rows-${p.rows}`, role: "group", "aria-label": t("table.yourHand", { n: cards.length }), id: "hand", "data-fx": "hand", "data-region": "hand" },
     ...rows.map((row, r) => h("div", { key: `row${r}`, class: "hand-row", style: `--n:${row.length}` },
       ...row.map(({ card, key }) => {
         const at = i++;
@@ -78,7 +78,14 @@ export function actionsView(a: ActionsInput): VNode<any> {
     btn("act-pile", t("table.takePile"), "2", a.take, a.canTake, draw),
     btn("act-meld", t("table.meld"), "3", a.meld, a.canPlay && a.chosen >= 3, (a.meldLegal ? "primary target" : "") + play),
     btn("act-discard", t("table.discard"), "4", a.discard, a.canPlay && a.chosen === 1, (a.canPlay && a.chosen === 1 ? "danger" : "") + play),
-    h("button", { key: "sort", type: "button", id: "act-sort", class: "btn ghost", "aria-keyshortcuts": "5", onclick: a.toggleSort },
-      t(a.sort === "suit" ? "table.sortRank" : "table.sortSuit")),
-    a.chosen ? h("button", { key: "clear", type: "button", id: "act-clear", class: "btn ghost", onclick: a.clear }, t("table.clear")) : null);
+    // Sorting and clearing are a symbol and their words: on a phone the words fold away
+    // (kept as the button's name), so the bar stays one row above the hand.
+    h("button", {
+      key: "sort", type: "button", id: "act-sort", class: "btn ghost", "aria-keyshortcuts": "5", onclick: a.toggleSort,
+      "aria-label": t(a.sort === "suit" ? "table.sortRank" : "table.sortSuit"),
+    }, h("span", { class: "sym", "aria-hidden": "true", "data-raw": "" }, "⇅"),
+    h("span", { class: "lbl", "aria-hidden": "true" }, t(a.sort === "suit" ? "table.sortRank" : "table.sortSuit"))),
+    a.chosen ? h("button", { key: "clear", type: "button", id: "act-clear", class: "btn ghost", onclick: a.clear, "aria-label": t("table.clear") },
+      h("span", { class: "sym", "aria-hidden": "true", "data-raw": "" }, "✕"),
+      h("span", { class: "lbl", "aria-hidden": "true" }, t("table.clear"))) : null);
 }

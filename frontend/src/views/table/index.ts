@@ -4,7 +4,7 @@
 import { playerName } from "../../words";
 import { Fragment, h as vh, render } from "preact";
 import { get, post, errorText } from "../../api";
-import { cardLabel, cardsLabel } from "../../cards";
+import { cardFace, cardLabel, parse, sortCards, SYMBOL } from "../../cards";
 import { applyEvent, sameCards, type HandResult } from "../../game";
 import { t, tk } from "../../i18n";
 import { socket } from "../../socket";
@@ -17,7 +17,7 @@ import { tableScreen, type Screen } from "./board";
 import { bankFromMeta, tickClock, vibrate } from "./clock";
 import { hideIncoming, runFx } from "./fx";
 import { keyed, type Sort } from "./hand";
-import { meldLabel } from "./melds";
+import { meldLabel, meldShort } from "./melds";
 import { enabled, finishAll, measure } from "./motion";
 import { baseView, loadMyResult, moveText } from "./sheet";
 import { play } from "./sound";
@@ -29,6 +29,20 @@ import { cutView } from "./cut";
 // arrived, the timestamp of the animation frame that painted it and the ms until that
 // render ended (test_play_hand.py checks it was the first animation frame after the
 // arrival); and the cost of each render.
+/** A choice of a sheet: its words on screen, its full name for a screen reader, the
+ * hand cards it plays (and the pile's top card it takes). */
+interface Choice {
+  text: string;
+  name: string;
+  cards: string[];
+  top?: string;
+}
+
+const shortName = (card: string): string => {
+  const c = parse(card);
+  return c.rank === "JK" ? "JK" : `${c.rank}${SYMBOL[c.suit]}`;
+};
+
 const paintLog: { at: number; frame: number; ms: number }[] = ((window as any).__paintLog ??= []);
 const renderLog: number[] = ((window as any).__renderLog ??= []);
 
@@ -37,7 +51,7 @@ export function tableView(el: HTMLElement, tableId: string): View {
     tableId, meta: null, seat: null, game: null, legal: [], legalPending: false, selected: [], notice: "", noticeKind: "info",
     sort: (localStorage.getItem("buraco.sort") as Sort) || "suit", last: null, freshKey: null, moves: [],
     shownResult: null, deadline: null, verifyState: "idle", missing: "", sideOpen: false, now: socket.serverNow(),
-    emotes: {}, emoteOpen: false, ownedEmotes: [], rematch: null,
+    emotes: {}, emoteOpen: false, ownedEmotes: [], rematch: null, compact: new Map(),
   };
   const chat = chatPanel(tableId, { compact: true, onUnread: () => schedule() });
   let seq = 0;
@@ -229,6 +243,7 @@ export function tableView(el: HTMLElement, tableId: string): View {
       s.deadline = null;
     }
     if (e.type === "hand_started") {
+      s.compact = new Map();
       s.selected = [];
       s.last = null;
     }
@@ -290,35 +305,67 @@ export function tableView(el: HTMLElement, tableId: string): View {
     if (sel.length && picked.length === 0) return send({ type: "take_discard", depth, meld: sel });
     if (picked.length === 1) return send(picked[0]);
     if (!picked.length) return say(t("table.pileNeedsPlay"));
-    chooseDialog(t("table.takeHow"), picked, (c) => c.meld
-      ? t("table.takeWithMeld", { cards: cardsLabel(c.meld) })
-      : t("table.takeOnMeld", { meld: meldLabel(g.melds[c.add.team][c.add.meld]) }));
+    const top = g.discard.cards[g.discard.cards.length - 1];
+    chooseSheet(t("table.takeHow"), picked, (c) => c.meld ? {
+      text: t("table.takeWithMeld", { cards: c.meld.map(shortName).join(" ") }),
+      name: t("table.takeWithMeld", { cards: c.meld.map(cardLabel).join(", ") }),
+      cards: sortCards(c.meld, "suit"), top,
+    } : {
+      text: t("table.takeOnMeld", { meld: meldShort(g.melds[c.add.team][c.add.meld]) }),
+      name: t("table.takeOnMeld", { meld: meldLabel(g.melds[c.add.team][c.add.meld]) }),
+      cards: [], top,
+    });
   }
 
-  function meld(): void {
+  /** A card dragged onto a target joins the chosen ones. */
+  function withCard(card?: string): void {
+    if (!card || chosen().includes(card)) return;
+    const key = keyed(s.game!.hand ?? []).find((k) => k.card === card && !s.selected.includes(k.key))?.key;
+    if (key) s.selected = [...s.selected, key];
+  }
+
+  /** Whether playing these cards ends the hand: they empty your hand and your side's
+   * muerto is not waiting (with it waiting, an empty hand picks the muerto up instead). */
+  function endsHand(cards: string[]): boolean {
+    const g = s.game;
+    if (!g || s.seat === null || cards.length < (g.hand?.length ?? Infinity)) return false;
+    return g.muertos[g.teams[s.seat]]?.status !== "table";
+  }
+
+  /** A move that ends the hand asks once (the app's own sheet, never the browser's box). */
+  async function endsHandOk(cards: string[]): Promise<boolean> {
+    if (!endsHand(cards)) return true;
+    return confirmDialog(t("table.endHandTitle"), t("table.endHandAsk"), t("table.endHandOk"));
+  }
+
+  async function meld(card?: string): Promise<void> {
     if (!canPlay()) return explain("play");
+    withCard(card);
     const sel = chosen();
     if (sel.length < 3) return say(t("table.selectThree"));
     const options = s.legal.filter((c) => c.type === "meld" && sameCards(c.cards, sel));
+    if (!(await endsHandOk(sel))) return;
     if (options.length > 1) return wildDialog(options);
     send(options[0] ?? { type: "meld", cards: sel });
   }
 
-  function addTo(team: number, index: number, card?: string): void {
+  async function addTo(team: number, index: number, card?: string): Promise<void> {
     if (!canPlay()) return explain("play");
     if (card && !chosen().includes(card)) s.selected = [keyed(s.game!.hand ?? []).find((k) => k.card === card)!.key];
     const sel = chosen();
     if (!sel.length) return say(t("table.selectToAdd"));
     const options = s.legal.filter((c) => c.type === "add" && c.team === team && c.meld === index && sameCards(c.cards, sel));
+    if (!(await endsHandOk(sel))) return;
     if (options.length > 1) return wildDialog(options);
     send(options[0] ?? { type: "add", team, meld: index, cards: sel });
   }
 
-  function discard(card?: string): void {
+  async function discard(card?: string): Promise<void> {
     if (!canPlay()) return explain("play");
     const sel = chosen();
     const c = card ?? (sel.length === 1 ? sel[0] : null);
     if (!c) return say(t("table.selectOne"));
+    if (!(await endsHandOk([c]))) return;
     send({ type: "discard", card: c });
   }
 
@@ -335,12 +382,25 @@ export function tableView(el: HTMLElement, tableId: string): View {
   }
 
   function wildDialog(options: any[]): void {
-    chooseDialog(t("table.wildWhere"), options, (c) => c.wild_as ? t("table.wildAs", { card: cardLabel(c.wild_as) }) : t("table.wildAuto"));
+    chooseSheet(t("table.wildWhere"), options, (c) => {
+      const text = c.wild_as ? t("table.wildAs", { card: cardLabel(c.wild_as) }) : t("table.wildAuto");
+      return { text, name: text, cards: c.wild_as ? [c.wild_as] : [] };
+    });
   }
 
-  function chooseDialog(title: string, options: any[], label: (c: any) => string): void {
-    const dlg = dialog(title, h("div", { class: "choices" }, ...options.map((c) =>
-      h("button", { type: "button", class: "btn", onclick: () => { dlg.close(); send(c); } }, label(c)))));
+  /** A sheet of choices, each distinct one listed once (the legal feed may list the same
+   * move twice, e.g. once per place of a wild card it does not need): a tap plays it. */
+  function chooseSheet(title: string, options: any[], label: (c: any) => Choice): void {
+    const seen = new Map<string, Choice & { c: any }>();
+    for (const c of options) {
+      const l = label(c);
+      if (!seen.has(l.name)) seen.set(l.name, { c, ...l });
+    }
+    const dlg = dialog(title, h("div", { class: "choices", "data-region": "choices" }, ...[...seen.values()].map((o, i) =>
+      h("button", { type: "button", class: "btn choice", "data-choice": String(i), "data-name": o.name, onclick: () => { dlg.close(); send(o.c); } },
+        o.cards.length || o.top ? h("span", { class: "choice-cards", "aria-hidden": "true" },
+          ...(o.top ? [cardFace(o.top, "mini top")] : []), ...o.cards.map((x) => cardFace(x, "mini"))) : null,
+        h("span", { class: "choice-text", "aria-hidden": "true" }, o.text), h("span", { class: "sr-only" }, o.name)))), { sheet: true });
   }
 
   function toggle(key: string): void {
@@ -401,8 +461,43 @@ export function tableView(el: HTMLElement, tableId: string): View {
 
   // ------------------------------------------------------------------ painting
 
+  // The side panel (moves and chat) is a drawer over the felt on small screens: a close
+  // control, Escape, a tap outside and the back gesture close it, and it closes by itself
+  // when your turn starts, so it never hides your own turn while the clock runs.
+  let sidePushed = false;
+  let wasMine = false;
+  const sideIsDrawer = () => !window.matchMedia("(min-width: 1180px) and (min-height: 600px)").matches;
+  function setSide(open: boolean): void {
+    if (s.sideOpen === open) return;
+    s.sideOpen = open;
+    if (open && sideIsDrawer()) {
+      history.pushState({ drawer: tableId }, "");
+      sidePushed = true;
+    } else if (!open && sidePushed) {
+      sidePushed = false;
+      history.back();
+    }
+    paint();
+  }
+  function onPop(): void {
+    if (!sidePushed) return;
+    sidePushed = false;
+    s.sideOpen = false;
+    schedule();
+  }
+  window.addEventListener("popstate", onPop);
+
   function paint(): void {
     s.now = socket.serverNow();
+    const mineNow = myTurn();
+    if (mineNow && !wasMine && s.sideOpen && sideIsDrawer()) {
+      s.sideOpen = false;
+      if (sidePushed) {
+        sidePushed = false;
+        history.back();
+      }
+    }
+    wasMine = mineNow;
     // A move that arrives mid-animation ends the running ones at once; a render with no
     // move (legal commands, a selection) lets them run on their kept elements.
     const sorted = s.sort !== lastSort;
@@ -413,15 +508,28 @@ export function tableView(el: HTMLElement, tableId: string): View {
     // so the layout is still clean and the read costs nothing.
     const before = animate ? measure(el) : new Map();
     if (moving) finishAll();
-    render(vh(Fragment, null, tableScreen(s, {
-      draw, takePile: () => takePile(), meld, discard, addTo, toggle, leave, playAgain, act, verify, repaint: paint,
+    // The meld zones are measured again when what their room depends on changed: the
+    // melds, the hand, the "new meld" target, the pile's caption, a notice, the viewport.
+    const g0 = s.game;
+    const look = g0 ? `${window.innerWidth}x${window.innerHeight}|${g0.hand?.length ?? 0}|${canPlay() && s.selected.length >= 3}|`
+      + `${g0.melds.map((side) => side.map((m) => m.size).join()).join("/")}|${s.legalPending}|${s.legal.length}|${s.notice}|${g0.discard.size}` : "";
+    const refit = look !== meldLook;
+    meldLook = look;
+    const tree = () => tableScreen(s, {
+      draw, takePile: () => takePile(), meld: (card?: string) => void meld(card), discard: (c?: string) => void discard(c),
+      addTo: (tm: number, i: number, c?: string) => void addTo(tm, i, c), toggle, leave, playAgain, act, verify, repaint: paint,
       chatEl: chat.el, chatUnread: chat.unread, myTurn: myTurn(), canDraw: canDraw(), canPlay: canPlay(), chosen: chosen(), seatName, sendEmote,
-      rematch: () => rematch(), declineRematch: () => rematch(true),
-    }), cutView(s.meta?.cut, s.seat, tableId, seatName)), el);
+      rematch: () => rematch(), declineRematch: () => rematch(true), setSide,
+    });
+    // the cut (cut.ts) is drawn beside the table, in the same render
+    const full = () => vh(Fragment, null, tree(), cutView(s.meta?.cut, s.seat, tableId, seatName));
+    render(full(), el);
     if (!chatPainted) {
       chat.render();
       chatPainted = true;
     }
+    // A zone turned compact: drawn again at once (twice at most: compact, then dense).
+    for (let i = 0; i < 2 && refit && fitMelds(); i++) render(full(), el);
     const events = fxQueue;
     fxQueue = [];
     if (s.game && (events.length || animate)) {
@@ -453,6 +561,24 @@ export function tableView(el: HTMLElement, tableId: string): View {
     tick();
   }
 
+  // The meld zones never scroll: a side whose fanned melds overflow its zone is drawn
+  // compact, and dense if that is still too much (read right after a render: the layout
+  // the frame needs anyway). A new hand or another viewport size starts fanned again.
+  let meldLook = "";
+  function fitMelds(): boolean {
+    if (!s.game) return false;
+    let grew = false;
+    el.querySelectorAll<HTMLElement>("[data-region=melds]").forEach((z) => {
+      const team = Number(z.dataset.team);
+      const level = s.compact.get(team) ?? 0;
+      if (level < 2 && z.scrollHeight > z.clientHeight + 1) {
+        s.compact.set(team, level + 1);
+        grew = true;
+      }
+    });
+    return grew;
+  }
+
   function tick(): void {
     if (!s.meta) return;
     if (s.rematch?.state === "open") schedule(); // the rematch's seconds left
@@ -464,10 +590,15 @@ export function tableView(el: HTMLElement, tableId: string): View {
 
   function onKey(e: KeyboardEvent): void {
     const target = e.target as HTMLElement;
+    if (e.key === "Escape" && s.sideOpen && !target.closest("[role=dialog]")) {
+      e.preventDefault();
+      setSide(false);
+      return;
+    }
     if (target.closest("input, textarea, select, [role=dialog]") || e.ctrlKey || e.metaKey || e.altKey) return;
     const key = e.key.toLowerCase();
     const map: Record<string, () => void> = {
-      1: draw, 2: () => takePile(), 3: meld, 4: () => discard(),
+      1: draw, 2: () => takePile(), 3: () => void meld(), 4: () => void discard(),
       5: () => { s.sort = s.sort === "suit" ? "rank" : "suit"; paint(); },
       escape: () => { s.selected = []; paint(); },
     };
@@ -477,7 +608,10 @@ export function tableView(el: HTMLElement, tableId: string): View {
     }
   }
   document.addEventListener("keydown", onKey);
-  const onResize = () => schedule();
+  const onResize = () => {
+    s.compact = new Map(); // measured again at the new size
+    schedule();
+  };
   window.addEventListener("resize", onResize);
   document.body.classList.add("at-table");
 
@@ -492,6 +626,7 @@ export function tableView(el: HTMLElement, tableId: string): View {
       window.clearInterval(clockTimer);
       document.removeEventListener("keydown", onKey);
       window.removeEventListener("resize", onResize);
+      window.removeEventListener("popstate", onPop);
       document.body.classList.remove("at-table");
       if (frame) cancelAnimationFrame(frame);
       finishAll();

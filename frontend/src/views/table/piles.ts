@@ -9,9 +9,9 @@ import { vBack, vFace } from "./vcards";
 export function stockView(n: number, target: boolean, onDraw: () => void): VNode<any> {
   return h("button", {
     key: "stock", type: "button", id: "stock", class: `pile stock ${target ? "target" : ""}`, disabled: !target,
-    "aria-label": t("table.stockLabel", { n }), onclick: onDraw, "data-fx": "stock",
+    "aria-label": t("table.stockLabel", { n }), onclick: onDraw, "data-fx": "stock", "data-region": "stock",
   }, n ? vBack() : h("span", { class: "card ghost", "aria-hidden": "true" }),
-  h("span", { class: "pile-count", "data-raw": "" }, String(n)),
+  h("span", { class: "pile-count", "aria-hidden": "true", "data-n": String(n) }),
   h("span", { class: "pile-name" }, t("table.stock")));
 }
 
@@ -49,7 +49,7 @@ export function pileView(p: PileInput): VNode<any> {
   const shown = d.kind === "closed" ? (top ? [top] : []) : d.cards.slice(-5);
   const need = caption(p);
   return h("button", {
-    key: "pile", type: "button", id: "pile", "data-fx": "pile", "data-legal": p.pending ? "pending" : "ready",
+    key: "pile", type: "button", id: "pile", "data-fx": "pile", "data-region": "pile", "data-legal": p.pending ? "pending" : "ready",
     class: `pile discard ${p.drawTarget || p.dropTarget ? "target" : ""} ${p.dropTarget ? "drop" : ""}`,
     "aria-label": need ? `${label}. ${need}` : label,
     onclick: p.onClick,
@@ -60,8 +60,8 @@ export function pileView(p: PileInput): VNode<any> {
     ? shown.map((c, i) => vFace(c, i === shown.length - 1 ? `top ${p.lastDiscard ? "last" : ""}` : "", undefined,
       { key: `${d.size - shown.length + i}`, "data-fx": i === shown.length - 1 ? "pile-top" : undefined }))
     : h("span", { class: "card ghost", "aria-hidden": "true" })),
-  h("span", { class: "pile-count", "data-raw": "" }, String(d.size)),
-  h("span", { class: "pile-name" }, t(d.kind === "closed" ? "table.pileClosed" : "table.pile")),
+  h("span", { class: "pile-count", "aria-hidden": "true", "data-n": String(d.size) }),
+  h("span", { class: "pile-name", "aria-hidden": "true", "data-n": t(d.kind === "closed" ? "table.pileClosed" : "table.pile") }),
   need ? h("span", { class: "pile-need" }, need) : null);
 }
 
@@ -72,7 +72,7 @@ export function muertosView(g: GameView, side: (team: number) => string): VNode<
       const state = m.status === "table" ? t("table.muertoWaiting", { n: m.size })
         : m.status === "stock" ? t("table.muertoStock") : t("table.muertoTaken");
       return h("div", {
-        key: team, class: `muerto ${m.status}`, role: "img", "data-fx": `muerto-${team}`,
+        key: team, class: `muerto ${m.status}`, role: "img", "data-fx": `muerto-${team}`, "data-region": "muerto", "data-team": team,
         "aria-label": `${t("table.muertoOf", { side: side(team) })}: ${state}`,
       }, m.status === "table" ? vBack("small") : h("span", { class: "card ghost small", "aria-hidden": "true" }),
       h("span", { class: "muerto-label" }, t("table.muerto")));

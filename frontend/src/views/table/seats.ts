@@ -51,7 +51,7 @@ export function seatView(s: SeatInfo): VNode<any> {
   const backs = Math.min(s.count, s.pos === "top" ? 7 : s.pos === "bottom" ? 0 : 4);
   return h("div", {
     key: `seat${s.seat}`, class: `seat pos-${s.pos} ${s.turn ? "turn" : ""} ${s.awayUntil ? "away" : ""}`,
-    role: "group", "aria-label": label, "data-seat": s.seat, "data-fx": `seat-${s.seat}`,
+    role: "group", "aria-label": label, "data-seat": s.seat, "data-fx": `seat-${s.seat}`, "data-region": "seat",
   },
   h(s.onMenu ? "button" : "span", {
     class: `avatar ${s.onMenu ? "seat-menu-btn" : ""}`, "data-avatar": s.avatar,
@@ -77,5 +77,5 @@ export function seatView(s: SeatInfo): VNode<any> {
   s.pos !== "bottom" ? h("span", { class: "backs", role: "img", "aria-label": t("table.cardsInHand", { n: s.count }) },
     ...Array.from({ length: backs }, (_, i) => vBack("tiny", { key: i, "data-back": s.back, style: { backgroundImage: `url(${cosmetic(s.back)})` } })),
     h("span", { class: "count", "aria-hidden": "true", "data-raw": "" }, String(s.count))) : null,
-  s.turn ? h("span", { class: "clock", "data-clock": s.seat, "data-raw": "", hidden: true }) : null);
+  s.turn ? h("span", { class: "clock", "data-region": "clock", "data-clock": s.seat, "data-raw": "", hidden: true }) : null);
 }

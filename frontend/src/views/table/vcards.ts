@@ -10,13 +10,13 @@ function face(name: string): VNode<any>[] {
   const c = parse(name);
   if (c.rank === "JK") {
     return [
-      h("span", { class: "corner jk", "aria-hidden": "true", "data-raw": "" }, "J", h("br", null), "K"),
-      h("span", { class: "pip joker", "aria-hidden": "true", "data-raw": "" }, "★"),
+      h("span", { class: "corner jk", "aria-hidden": "true", "data-r": "J", "data-s": "K" }),
+      h("span", { class: "pip joker", "aria-hidden": "true", "data-s": "★" }),
     ];
   }
   return [
-    h("span", { class: "corner", "aria-hidden": "true", "data-raw": "" }, c.rank, h("br", null), SYMBOL[c.suit]),
-    h("span", { class: "pip", "aria-hidden": "true", "data-raw": "" }, SYMBOL[c.suit]),
+    h("span", { class: "corner", "aria-hidden": "true", "data-r": c.rank, "data-s": SYMBOL[c.suit] }),
+    h("span", { class: "pip", "aria-hidden": "true", "data-s": SYMBOL[c.suit] }),
   ];
 }
 
