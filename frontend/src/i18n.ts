@@ -6,7 +6,8 @@
 // Intl.NumberFormat in the chosen language) and "{n, plural, one {# carta} other {#
 // cartas}}" picks a form with Intl.PluralRules ("=0 {...}" for an exact value; "#" is the
 // number). A tiny formatter of our own (below) instead of a library: it is all we need.
-import es from "./i18n/es.json";
+import first from "virtual:es-first";
+import type esWords from "./i18n/es.json";
 
 export type Lang = "es" | "en" | "pt" | "it" | "pl";
 export const LANGS: { code: Lang; name: string }[] = [
@@ -17,7 +18,18 @@ export const LANGS: { code: Lang; name: string }[] = [
   { code: "pl", name: "Polski" },
 ];
 type Dict = Record<string, string>;
-export type Key = keyof typeof es;
+export type Key = keyof typeof esWords;
+// Spanish: the first load's words now, the rest when a screen that needs them loads
+// (``laterWords``; vite.config.ts says which are which).
+const es: Dict = { ...first };
+let later: Promise<void> | null = null;
+
+/** The Spanish words of the screens loaded on first use: awaited before such a screen
+ * paints (main.ts, ``lazyView``). */
+export function laterWords(): Promise<void> {
+  later ??= import("virtual:es-later").then((m) => { Object.assign(es, m.default); });
+  return later;
+}
 
 /** The BCP 47 locale each language formats numbers and dates with (pt is Brazilian). */
 const LOCALE: Record<Lang, string> = { es: "es", en: "en", pt: "pt-BR", it: "it", pl: "pl" };

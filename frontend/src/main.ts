@@ -2,23 +2,16 @@
 import "./styles.css";
 import { api, get, post, errorText } from "./api";
 import { h, mount, raw, fmt } from "./dom";
-import { LANGS, clockTime, dayWord, initLang, num, onLang, serverLang, setLang, lang, t, tk, type Lang } from "./i18n";
+import { LANGS, clockTime, dayWord, initLang, laterWords, num, onLang, serverLang, setLang, lang, t, tk, type Lang } from "./i18n";
 import { backoff, CLOSE, socket } from "./socket";
 import { app, changed, onChange, refreshEquipped, refreshUnread, refreshWallet, setWallet, notifParams, type Invite } from "./state";
 import { toast, coinIcon, gemIcon, avatarImg, type ToastAction } from "./ui";
 import { answerInvite } from "./invites";
 import { welcomeView } from "./views/welcome";
 import { lobbyView } from "./views/lobby";
-import { shopView } from "./views/shop";
-import { thingsView } from "./views/things";
-import { notificationsView } from "./views/notifications";
-import { friendsView } from "./views/friends";
-import { profileView } from "./views/profile";
-import { rankingView } from "./views/ranking";
 import { claimDialog } from "./views/account";
 import type { View } from "./view";
-import { rulesView } from "./views/learn/rules";
-import { installGuide } from "./views/learn/guide";
+import { guiding } from "./views/learn/offer";
 import { localValidity } from "./words";
 
 export type { View };
@@ -46,13 +39,13 @@ function route(): void {
   switch (name) {
     case "table": current = lazyView(() => import("./views/table").then((m) => m.tableView(box, arg))); break;
     case "replay": current = lazyView(() => import("./views/replay").then((m) => m.replayView(box, arg))); break;
-    case "shop": current = shopView(box, arg); break;
-    case "things": current = thingsView(box); break;
-    case "notifications": current = notificationsView(box); break;
-    case "friends": current = friendsView(box); break;
-    case "profile": current = profileView(box, Number(arg) || app.me.id); break;
-    case "ranking": current = rankingView(box); break;
-    case "rules": current = rulesView(box, arg); break;
+    case "shop": current = lazyView(() => import("./views/shop").then((m) => m.shopView(box, arg))); break;
+    case "things": current = lazyView(() => import("./views/things").then((m) => m.thingsView(box))); break;
+    case "notifications": current = lazyView(() => import("./views/notifications").then((m) => m.notificationsView(box))); break;
+    case "friends": current = lazyView(() => import("./views/friends").then((m) => m.friendsView(box))); break;
+    case "profile": { const id = Number(arg) || app.me.id; current = lazyView(() => import("./views/profile").then((m) => m.profileView(box, id))); break; }
+    case "ranking": current = lazyView(() => import("./views/ranking").then((m) => m.rankingView(box))); break;
+    case "rules": current = lazyView(() => import("./views/learn/rules").then((m) => m.rulesView(box, arg))); break;
     // Tournaments (views/tournaments.ts, views/tournament.ts): loaded on first use.
     case "tournaments": current = lazyView(() => import("./views/tournaments").then((m) => m.tournamentsView(box, arg))); break;
     case "tournament": current = lazyView(() => import("./views/tournament").then((m) => m.tournamentView(box, Number(arg)))); break;
@@ -63,12 +56,12 @@ function route(): void {
   document.body.dataset.view = name || "lobby";
 }
 
-/** A screen whose code loads on first use (the table: its renderer, motion and sound
- * stay out of the first load). */
+/** A screen whose code loads on first use: only the lobby (and the welcome) are in the
+ * first load (tests/e2e/test_client_static.py keeps it within its budget). */
 function lazyView(load: () => Promise<View>): View {
   let inner: View | null = null;
   let gone = false;
-  load().then((view) => {
+  Promise.all([laterWords(), load()]).then(([, view]) => {
     if (gone) return view.destroy?.();
     inner = view;
     view.render();
@@ -245,7 +238,7 @@ function tellLanguage(): void {
 async function start(): Promise<void> {
   await initLang();
   localValidity();
-  installGuide();
+  if (guiding()) void import("./views/learn/guide").then((m) => m.installGuide());
   mount(root, h("a", { href: "#main", class: "skip" }, t("nav.skip")), header, banner, main);
   onLang(() => {
     (root.firstChild as HTMLElement).textContent = t("nav.skip");

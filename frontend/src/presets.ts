@@ -2,6 +2,8 @@
 // Values mirror app/rules/ruleset.py PRESETS; only options that differ from the chosen
 // preset are sent as overrides.
 
+import { tk } from "./i18n";
+
 export const PRESET_NAMES = [
   "abierto", "abierto_sucio", "cerrado", "cerrado_sucio", "cerrado_stcl", "burraco", "burako",
   "brasil",
@@ -92,4 +94,12 @@ export const OPTIONS: OptionSpec[] = [
 /** The rule values with muertos adjusted to the number of sides (one per side). */
 export function sides(rules: Rules, players: number): number {
   return players === 4 && rules.pairs ? 2 : players;
+}
+
+/** The smallest stake (app/tables/storage/meta.py); a table may also have none (bet 0). */
+export const MIN_BET = 6000;
+
+/** A modality's name in the reader's language. */
+export function presetName(p: string): string {
+  return tk(`preset.${p}`);
 }

@@ -2,7 +2,7 @@
 // guest names ("Invitado1234" is stored; "Guest 1234" is shown in English), server-made
 // table names (quick play, challenges), and the browser's own form-validation bubbles
 // (which would otherwise speak the browser's language, not the page's).
-import { guestName, t } from "./i18n";
+import { guestName, t, type Key } from "./i18n";
 
 /** A player's name as shown: a guest's number in the reader's language (i18n.ts; message
  * parameters get the same). */
@@ -10,11 +10,15 @@ export function playerName(name: string): string {
   return guestName(name);
 }
 
+/** The names the server makes (app/social/i18n.py), each also a key of our dictionaries. */
+const SERVER_TITLES = new Set(["table.quick", "table.challenge"]);
+
 /** A table's name as shown: one the server made (name_key) is worded here, so it follows
  * a language change at once; a name a host typed is shown as typed. */
 export function tableTitle(x: { name?: string; name_key?: string | null; name_args?: Record<string, string> }): string {
-  if (x.name_key === "table.quick") return t("lobby.quickTitle");
-  if (x.name_key === "table.challenge") return t("challenge.from", { name: playerName(x.name_args?.name ?? "") });
+  if (x.name_key && SERVER_TITLES.has(x.name_key)) {
+    return t(x.name_key as Key, { ...x.name_args, name: playerName(x.name_args?.name ?? "") });
+  }
   return x.name ?? "";
 }
 

@@ -37,10 +37,13 @@ RatingLookup = Callable[[str, dict[str, Any]], Awaitable[SeatRating]]
 """(preset, rules) -> the sitting player's rating there (app/tables/lobby/personal.py)."""
 
 
-def rated_seat(seat: Seat, rating: SeatRating | None) -> Seat:
-    """The seat with the player's rating on it, for everyone at the table to see."""
-    if rating is not None:
-        seat.rating, seat.provisional, seat.skill = rating.rating, rating.provisional, rating.skill
+def rated_seat(meta: TableMeta, seat: Seat, rating: SeatRating | None) -> Seat:
+    """The seat, its player's rating put on the table for everyone there to see."""
+    if seat.user_id is not None:
+        if rating is None:
+            meta.ratings.pop(seat.user_id, None)
+        else:
+            meta.ratings[seat.user_id] = (rating.rating, rating.provisional, rating.skill)
     return seat
 
 
@@ -138,7 +141,7 @@ async def create_table(
     meta = build_meta(host, host_name, body, kind, equipped)
     seat = meta.seats[body.seat]
     if rate is not None and seat is not None:
-        rated_seat(seat, await rate(meta.preset, meta.rules))
+        rated_seat(meta, seat, await rate(meta.preset, meta.rules))
     meta.invited = list(invited or [])
     if meta.special:
         await svc.hooks.charge_special_table(host, meta.id)
@@ -176,7 +179,7 @@ async def sit(
         _check_can_sit(meta, user_id, seat)
         chosen = seat if seat is not None else meta.free_seats()[0]
         meta = meta.model_copy(deep=True)
-        meta.seats[chosen] = rated_seat(person_seat(user_id, name, equipped), rating)
+        meta.seats[chosen] = rated_seat(meta, person_seat(user_id, name, equipped), rating)
         change = Change(meta=meta, records=[table_record("seat_taken", meta)], result=chosen)
         change.after.append(lambda v: svc.after_table_change(meta))
         return change

@@ -92,10 +92,21 @@ async def get_frames(game_id: GameId, user: CurrentUser, db: DbDep, svc: TablesD
     return Response(orjson.dumps(body), media_type="application/json")
 
 
+# A plain-text route's refusals are still JSON in the one error shape: said so in the
+# schema (FastAPI would otherwise describe them in the route's own text/plain type).
+JSON_ERRORS: dict[int | str, dict[str, Any]] = {
+    code: {
+        "description": spec["description"],
+        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorResponse"}}},
+    }
+    for code, spec in ERROR_RESPONSES.items()
+}
+
+
 @router.get(
     "/games/{game_id}/replay.txt",
     response_class=PlainTextResponse,
-    responses={200: {"content": {"text/plain": {"schema": {"type": "string"}}}}},
+    responses={200: {"content": {"text/plain": {"schema": {"type": "string"}}}}, **JSON_ERRORS},
 )
 async def get_score_sheet(
     game_id: GameId, user: CurrentUser, db: DbDep, svc: TablesDep

@@ -71,12 +71,6 @@ class Seat(Compact):
     # Equipped shop items (sku) when the player sat down, shown to everyone at the table.
     avatar: str | None = None
     card_back: str | None = None
-    # The player's rating in this table's family and format when they sat down
-    # (docs/ratings.md): ``rating`` is shown next to the name (None: a bot or a guest),
-    # ``provisional`` while it rests on few games, ``skill`` is what quick play matches.
-    rating: int | None = None
-    provisional: bool = False
-    skill: int | None = None
 
     @property
     def strength(self) -> BotStrength:
@@ -231,6 +225,12 @@ class TableMeta(Compact):
     round_deadline: float | None = None
     deal_seed: str | None = None
     hand_points: list[list[int]] = Field(default_factory=list)
+    # Each seated person's rating in this table's family and format when they sat down
+    # (docs/ratings.md), by user id: (the rating shown next to the name, None for a
+    # guest; provisional while it rests on few games; the skill quick play matches).
+    # Kept here rather than on the seats: three more fields on a seat grow every seat's
+    # attribute table past its size class (tests/tables/test_cache.py).
+    ratings: dict[int, tuple[int | None, bool, int]] = Field(default_factory=dict)
 
     @field_validator("rules")
     @classmethod
@@ -266,12 +266,24 @@ class TableMeta(Compact):
 
     def public(self) -> dict[str, Any]:
         """Everything but the secrets of hands still in play."""
-        data = self.model_dump(exclude={"hands", "overrides", "stacked_deals", "deal_seed"})
+        data = self.model_dump(
+            exclude={"hands", "overrides", "stacked_deals", "deal_seed", "ratings"}
+        )
+        for seat in data["seats"]:
+            if seat is not None:
+                seat |= self.rating_of(seat["user_id"])
         data["hands"] = [h.public() for h in self.hands]
         data["cut"] = self.cut_prompt()
         data["overrides"] = dict(self.overrides)
         data["free_seats"] = len(self.free_seats())
         return data
+
+    def rating_of(self, user_id: int | None) -> dict[str, Any]:
+        """The rating fields a seat shows (``ratings``): none for a bot or the unrated."""
+        found = self.ratings.get(user_id) if user_id is not None else None
+        if found is None:
+            return {"rating": None, "provisional": False, "skill": None}
+        return {"rating": found[0], "provisional": found[1], "skill": found[2]}
 
     def cut_prompt(self) -> dict[str, Any] | None:
         """The deck awaiting its cut (docs/protocol.md, "The cut"), or None."""
@@ -320,10 +332,8 @@ class TableMeta(Compact):
                     "user_id": s.user_id,
                     "bot_strength": s.bot_strength,
                     "avatar": s.avatar,
-                    "rating": s.rating,
-                    "provisional": s.provisional,
-                    "skill": s.skill,
                 }
+                | self.rating_of(s.user_id)
                 for s in self.seats
             ],
             "name_key": self.name_key,

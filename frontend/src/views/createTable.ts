@@ -7,10 +7,10 @@ import { t, tk, type Key } from "../i18n";
 import { ACE_TO_ACE_BONUS, OPTIONS, PRESETS, PRESET_NAMES, PRESET_PLAYERS, sides, type Preset, type Rules } from "../presets";
 import { app } from "../state";
 import { checkbox, dialog, field } from "../ui";
-import { rulesButton } from "./learn/rules";
+import { rulesButton } from "./learn/open";
 
-/** The smallest stake (app/tables/storage/meta.py); a table may also have none (bet 0). */
-export const MIN_BET = 6000;
+import { MIN_BET } from "../presets";
+export { MIN_BET, presetName } from "../presets";
 
 /** What GET /api/lobby/options says of a special option (pairs, turbo, private). */
 interface Gate { locked: boolean; missing: string[]; needs: { level: number; credits: number } }
@@ -228,10 +228,6 @@ export function createTableDialog(onCreated: (table: any) => void): void {
     })
     .catch(() => { gates = {}; }) // unknown: offer them; the server's refusal is shown
     .then(applyGates);
-}
-
-export function presetName(p: string): string {
-  return tk(`preset.${p}`);
 }
 
 export function ruleLabel(name: string): string {

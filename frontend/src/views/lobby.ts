@@ -3,18 +3,18 @@
 import { tableTitle } from "../words";
 import { ApiError, get, post, errorText } from "../api";
 import { h, mount, raw, fmt, keepFocus } from "../dom";
-import { clockTime, dayWord, t } from "../i18n";
+import { clockTime, dayWord, laterWords, t } from "../i18n";
 import { PRESET_NAMES } from "../presets";
 import { socket } from "../socket";
 import { app, changed, onChange, refreshWallet, setWallet } from "../state";
 import { botStrength, setBotStrength, STRENGTHS, strengthName } from "../botStrength";
 import { toast, coinIcon, avatarImg } from "../ui";
-import { createTableDialog, MIN_BET, presetName } from "./createTable";
+import { MIN_BET, presetName } from "../presets";
 import { chatPanel, type ChatPanel } from "./chat";
 import { answerInvite } from "../invites";
 import { challengeDialog } from "./social";
 import type { View } from "../view";
-import { guideOffer } from "./learn/guide";
+import { guideOffer } from "./learn/offer";
 import "./table/clocksheet.css";
 
 const QUICK_KEY = "buraco.quick";
@@ -209,6 +209,13 @@ export function lobbyView(el: HTMLElement): View {
       h("a", { class: "rules-link", id: "lobby-rules", href: `#/rules/${quick.preset}` }, "? ", t("learn.title")));
   }
 
+  /** "Crear partida": the dialog's code (createTable.ts) loads on first use. */
+  function openCreate(): void {
+    Promise.all([import("./createTable"), laterWords()])
+      .then(([m]) => m.createTableDialog((x) => { location.hash = `#/table/${x.id}`; }))
+      .catch(() => toast(t("err.unknown"), "error"));
+  }
+
   /** A table's bet, or "Sin apuesta" for a table without stakes. */
   function betTag(bet: number): HTMLElement {
     return bet > 0
@@ -319,7 +326,7 @@ export function lobbyView(el: HTMLElement): View {
     return h("section", { class: "panel tables", "aria-labelledby": "tables-title" },
       h("div", { class: "panel-head" },
         h("h2", { id: "tables-title" }, t("lobby.tables")),
-        h("button", { type: "button", class: "btn", id: "create-table", onclick: () => createTableDialog((x) => { location.hash = `#/table/${x.id}`; }) }, t("lobby.create"))),
+        h("button", { type: "button", class: "btn", id: "create-table", onclick: () => openCreate() }, t("lobby.create"))),
       filterBar(),
       list.length
         ? h("ul", { class: "table-list" }, ...list.map(tableRow))

@@ -6,7 +6,7 @@ import { dateTime, t, tk } from "../i18n";
 import { playerName } from "../words";
 import { spinner, toast, avatarImg } from "../ui";
 import { challengeDialog } from "./social";
-import { presetName } from "./createTable";
+import { presetName } from "../presets";
 import { giftPicker } from "./giftPicker";
 import { replayLink } from "./replay/link";
 import type { View } from "../view";

@@ -6,7 +6,7 @@ import { locale, t, tk } from "../i18n";
 import { PRESET_NAMES } from "../presets";
 import { app } from "../state";
 import { spinner } from "../ui";
-import { presetName } from "./createTable";
+import { presetName } from "../presets";
 import type { View } from "../view";
 
 const FAMILIES = ["abierto", "cerrado", "burako", "brasil"];

@@ -4,7 +4,7 @@ import { h, mount, fmt } from "../dom";
 import { t, tk } from "../i18n";
 import { PRESET_NAMES } from "../presets";
 import { dialog, field, toast } from "../ui";
-import { presetName } from "./createTable";
+import { presetName } from "../presets";
 import { giftPicker } from "./giftPicker";
 
 export function challengeDialog(username: string): void {

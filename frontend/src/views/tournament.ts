@@ -8,7 +8,7 @@ import { clockTime, t } from "../i18n";
 import { socket } from "../socket";
 import { app } from "../state";
 import { spinner } from "../ui";
-import { presetName } from "./createTable";
+import { presetName } from "../presets";
 import { coins, figures, holdWhilePressed, registration, stateName, tags } from "./tournaments";
 import type { View } from "../view";
 

@@ -9,7 +9,7 @@ import { PRESET_NAMES } from "../presets";
 import { socket } from "../socket";
 import { refreshWallet } from "../state";
 import { checkbox, coinIcon, dialog, field, spinner } from "../ui";
-import { presetName } from "./createTable";
+import { presetName } from "../presets";
 import type { View } from "../view";
 
 export type Tab = "upcoming" | "running" | "finished";

@@ -12,24 +12,7 @@ import { onLang, t } from "../../i18n";
 import { socket } from "../../socket";
 import { toast } from "../../ui";
 
-const OFFERED = "buraco.guide"; // "started" | "skipped" | "done": the offer is made once
-const TABLE = "buraco.guide.table"; // the guided table, for this tab
-
-export function guideOffered(): boolean {
-  return localStorage.getItem(OFFERED) !== null;
-}
-
-/** The lobby's offer, or null once it was taken or declined. */
-export function guideOffer(onAnswer: () => void): HTMLElement | null {
-  if (guideOffered()) return null;
-  return h("section", { class: "panel guide-offer", id: "guide-offer", "aria-labelledby": "guide-offer-t" },
-    h("h2", { id: "guide-offer-t" }, t("guide.offerTitle")),
-    h("p", null, t("guide.offerText")),
-    h("div", { class: "row wrap" },
-      h("button", { type: "button", class: "btn primary", id: "guide-start", onclick: () => startGuide() }, t("guide.start")),
-      h("button", { type: "button", class: "btn ghost", id: "guide-no", onclick: () => { localStorage.setItem(OFFERED, "skipped"); onAnswer(); } },
-        t("guide.noThanks"))));
-}
+import { OFFERED, TABLE } from "./offer";
 
 export async function startGuide(): Promise<void> {
   try {
@@ -37,6 +20,7 @@ export async function startGuide(): Promise<void> {
     await post(`/api/tables/${table.id}/bots`, { bot_strength: "easy" });
     localStorage.setItem(OFFERED, "started");
     sessionStorage.setItem(TABLE, table.id);
+    installGuide(); // before the table's first frame arrives
     location.hash = `#/table/${table.id}`;
   } catch (e) {
     toast(errorText(e), "error");
@@ -62,7 +46,11 @@ export function hintFor(commands: any[], game: GameView | null): string {
 }
 
 /** Watches the guided table (installed once at start): shows and updates the hint card. */
+let installed = false;
+
 export function installGuide(): void {
+  if (installed) return;
+  installed = true;
   let card: HTMLElement | null = null;
   let game: GameView | null = null;
   let seat: number | null = null;

@@ -132,10 +132,3 @@ export function openRules(preset: string): void {
   dialog(t("learn.title"), box, { wide: true });
 }
 
-/** The "?" control that opens the rules of a modality. */
-export function rulesButton(preset: () => string, cls = "icon-btn tool"): HTMLElement {
-  return h("button", {
-    type: "button", class: `${cls} rules-help`, id: "rules-help", "aria-label": t("learn.help"), title: t("learn.help"),
-    onclick: () => openRules(preset()),
-  }, "?");
-}

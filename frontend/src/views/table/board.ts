@@ -9,7 +9,7 @@ import { fmt } from "../../dom";
 import { sameCards, teamOf, type GameView, type HandResult } from "../../game";
 import { t, tk } from "../../i18n";
 import { app, avatarFor } from "../../state";
-import { presetName } from "../createTable";
+import { presetName } from "../../presets";
 import { actionsView, handView, type Sort } from "./hand";
 import { meldsZone } from "./melds";
 import { enabled, setSpeed, speed, type Speed } from "./motion";
@@ -22,7 +22,7 @@ import { vRaw } from "./vcards";
 import { emotePicker } from "./emotes";
 import { seatMenu } from "../seatMenu";
 import { rematchView, type RematchState } from "./rematch";
-import { openRules } from "../learn/rules";
+import { openRules } from "../learn/open";
 
 export interface Screen {
   tableId: string;
