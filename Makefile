@@ -87,19 +87,25 @@ typecheck: install
 imports: install
 	$(BIN)/lint-imports
 
-# Two parts: everything that may run in parallel on pytest-xdist workers (each with its
-# own database and Redis server, tests/conftest.py), then the timing-sensitive tests
-# marked serial (browser, killed processes, one-second clocks) one at a time.
+# Three parts: everything that may run in parallel on pytest-xdist workers (each with
+# its own database and Redis server, tests/conftest.py); the browser tests, a file per
+# worker on more workers than cores (they mostly wait on servers, bots and clocks); then
+# the timing-sensitive tests marked serial (frame and long-task budgets, killed
+# processes, one-second clocks) one at a time.
 # Exit code 5 means "no tests collected": not a failure of the suite itself.
 PYTEST_WORKERS ?= 2
-# Both parts run even when the first fails, so one log shows every failure. Each part
-# ends with its slowest tests (--durations): where CI's time goes.
+BROWSER_WORKERS ?= 3
+# Every part runs even when one fails, so one log shows every failure. Each part ends
+# with its slowest tests (--durations): where CI's time goes.
 pytest: install native
-	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadfile -m "not serial" --durations=25; par=$$?; \
+	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadfile -m "not serial and not browser" --durations=25; par=$$?; \
 	if [ $$par -eq 5 ]; then par=0; fi; \
+	$(BIN)/pytest -n $(BROWSER_WORKERS) --dist loadfile -m browser --durations=15; web=$$?; \
+	if [ $$web -eq 5 ]; then web=0; fi; \
 	$(BIN)/pytest -m serial --durations=15; ser=$$?; \
 	if [ $$ser -eq 5 ]; then echo "pytest collected no serial tests"; ser=0; fi; \
-	if [ $$par -ne 0 ]; then echo "parallel tests FAILED"; exit $$par; fi; exit $$ser
+	if [ $$par -ne 0 ]; then echo "parallel tests FAILED"; exit $$par; fi; \
+	if [ $$web -ne 0 ]; then echo "browser tests FAILED"; exit $$web; fi; exit $$ser
 
 ## The inner loop: the rules engine's tests and the unit tests, no servers, under 30 s on
 ## a 2-core machine. It plays fewer random games than `make test` (2 per modality instead

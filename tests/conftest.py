@@ -202,11 +202,13 @@ async def embedded_client(embedded_app: FastAPI) -> AsyncIterator[httpx.AsyncCli
 # ---------------------------------------------------------------- reporting
 
 
-# Timing-sensitive or CPU-heavy tests (a browser, processes killed on purpose, one-second
-# clocks): `make test` runs them after the parallel part, one at a time, so two xdist
-# workers never fight over this machine's two cores while they run.
+# Timing-sensitive or CPU-heavy tests (browser tests that time frames and long tasks,
+# processes killed on purpose, one-second clocks): `make test` runs them last, one at a
+# time, so no other worker fights them for this machine's two cores.
 SERIAL_PATHS = (
-    "tests/e2e/",
+    "tests/e2e/test_table_screen.py",
+    "tests/e2e/test_play_hand.py",
+    "tests/e2e/test_table_motion.py",
     "tests/tables/test_failover.py",
     "tests/tables/test_clocks.py",
     "tests/ops/test_restart.py",
@@ -221,6 +223,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.real_services)
         if item.nodeid.startswith(SERIAL_PATHS):
             item.add_marker(pytest.mark.serial)
+        elif item.nodeid.startswith("tests/e2e/"):
+            # The other browser tests mostly wait (on the server, bots, clocks): a phase of
+            # their own, a file per worker, more workers than cores.
+            item.add_marker(pytest.mark.browser)
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:

@@ -153,7 +153,13 @@ export function num(n: number): string {
   return memo("num", () => new Intl.NumberFormat(locale(), options)).format(n);
 }
 
-/** Hours and minutes, 24-hour where the language uses it. */
+/** A skill rating as the chosen language writes digits, ungrouped ("1840", as rating
+ * scales are written everywhere; a quantity goes through ``num``). */
+export function ratingNum(n: number): string {
+  return memo("rating", () => new Intl.NumberFormat(locale(), { maximumFractionDigits: 0, useGrouping: false })).format(n);
+}
+
+/** Hours and minutes, 24-hour where the language uses it.*/
 export function clockTime(d: Date): string {
   return memo("hm", () => new Intl.DateTimeFormat(locale(), { hour: "2-digit", minute: "2-digit" })).format(d);
 }

@@ -12,7 +12,7 @@ import { lobbyView } from "./views/lobby";
 import { claimDialog } from "./views/account";
 import type { View } from "./view";
 import { guiding } from "./views/learn/offer";
-import { localValidity } from "./words";
+import { localValidity, playerName } from "./words";
 
 export type { View };
 
@@ -110,7 +110,7 @@ function renderHeader(): void {
       langSelect,
       me ? h("details", { class: "usermenu" },
         // The name says what is on screen too (the nickname), as voice control expects.
-        h("summary", { "aria-label": `${t("nav.account")}: ${me.nickname}` },
+        h("summary", { "aria-label": `${t("nav.account")}: ${playerName(me.nickname)}` },
           avatarImg(app.equipped.avatar, "small"),
           raw(me.nickname, "span", "me-name")),
         h("div", { class: "menu" },

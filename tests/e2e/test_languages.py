@@ -63,9 +63,16 @@ VISIBLE_TEXTS = """() => {
 
 
 def _spanish_only(lang: str) -> set[str]:
-    """Spanish sentences (without placeholders) that the other language words differently."""
+    """Spanish sentences (without placeholders) that the other language words differently
+    (and never uses itself: Italian says "Mano" for a replay's hand, where Spanish says
+    "Mano" for a tournament's deal too)."""
     es, other = DICTS["es"], DICTS[lang]
-    return {v for k, v in es.items() if "{" not in v and other[k] != v and len(v) > 3}
+    theirs = set(other.values())
+    return {
+        v
+        for k, v in es.items()
+        if "{" not in v and other[k] != v and len(v) > 3 and v not in theirs
+    }
 
 
 def _check_screen(page, must_show: str) -> None:

@@ -21,7 +21,8 @@ HTML_LANG = {"es": "es", "en": "en", "pt": "pt-BR", "it": "it", "pl": "pl"}
 SIX_THOUSAND = {"es": "6.000", "en": "6,000", "pt": "6.000", "it": "6.000", "pl": "6\u00a0000"}
 
 # A number of 4 digits or more written without grouping, in visible text (a guest's
-# number in their name is a name, not a quantity).
+# number in their name is a name, not a quantity; a skill rating, marked data-rating, is
+# written ungrouped through Intl as rating scales are everywhere: "1840").
 BARE_NUMBERS = r"""() => {
   const guest = /(Invitado|Guest|Convidado|Ospite|Gość) \d+/g;
   const out = [];
@@ -29,7 +30,8 @@ BARE_NUMBERS = r"""() => {
   while (walker.nextNode()) {
     const el = walker.currentNode.parentElement;
     const text = walker.currentNode.textContent.replace(guest, '');
-    if (!el || el.closest('script, style, time') || !(el.offsetWidth || el.offsetHeight)) continue;
+    if (!el || el.closest('script, style, time, [data-rating]')) continue;
+    if (!(el.offsetWidth || el.offsetHeight)) continue;
     const m = text.match(/(^|[^\d.,\u00a0\u202f ])\d{4,}/);
     if (m) out.push(text.trim());
   }

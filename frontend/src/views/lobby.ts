@@ -3,7 +3,7 @@
 import { tableTitle } from "../words";
 import { ApiError, get, post, errorText } from "../api";
 import { h, mount, raw, fmt, keepFocus } from "../dom";
-import { clockTime, dayWord, laterWords, t } from "../i18n";
+import { clockTime, dayWord, laterWords, ratingNum, t } from "../i18n";
 import { PRESET_NAMES } from "../presets";
 import { socket } from "../socket";
 import { app, changed, onChange, refreshWallet, setWallet } from "../state";
@@ -296,7 +296,7 @@ export function lobbyView(el: HTMLElement): View {
 
   /** A seated person's rating, for the lobby's lines ("?" while provisional). */
   function ratingText(s: any): string {
-    return s && s.rating != null ? `${fmt(s.rating)}${s.provisional ? "?" : ""}` : "";
+    return s && s.rating != null ? `${ratingNum(s.rating)}${s.provisional ? "?" : ""}` : "";
   }
 
   function tableRow(x: any): HTMLElement {
@@ -312,7 +312,7 @@ export function lobbyView(el: HTMLElement): View {
         ...x.seats.map((s: any) => h("span", { class: `seat-dot ${s ? "on" : ""}`, "aria-hidden": "true" })),
         h("span", { class: "muted" }, ` ${seated}/${x.players}`),
         ...x.seats.filter((s: any) => ratingText(s)).map((s: any) =>
-          h("span", { class: "tag tiny rating", title: t("rating.title"), "data-raw": "" }, ratingText(s)))),
+          h("span", { class: "tag tiny rating", title: t("rating.title"), "data-raw": "", "data-rating": "" }, ratingText(s)))),
       betTag(x.bet),
       h("div", { class: "actions" },
         mine
@@ -342,7 +342,7 @@ export function lobbyView(el: HTMLElement): View {
           h("div", { class: "tname" }, raw(tableTitle(x), "strong"),
             h("span", { class: "tags" }, h("span", { class: "tag" }, presetName(x.preset)))),
           h("div", { class: "seats" },
-            raw(x.seats.filter(Boolean).map((s: any) => ratingText(s) ? `${s.name} (${ratingText(s)})` : s.name).join(" · "), "span")),
+            h("span", { "data-rating": "" }, raw(x.seats.filter(Boolean).map((s: any) => ratingText(s) ? `${s.name} (${ratingText(s)})` : s.name).join(" · "), "span"))),
           betTag(x.bet),
           h("div", { class: "actions" },
             h("a", { class: "btn small ghost", href: `#/table/${x.id}` }, t("lobby.watch")))))));

@@ -2,7 +2,7 @@
 // and "Retar", "Regalar", add friend, block.
 import { get, post, del, errorText } from "../api";
 import { h, mount, raw, fmt } from "../dom";
-import { dateTime, t, tk } from "../i18n";
+import { dateTime, ratingNum, t, tk } from "../i18n";
 import { playerName } from "../words";
 import { spinner, toast, avatarImg } from "../ui";
 import { challengeDialog } from "./social";
@@ -71,7 +71,7 @@ export function profileView(el: HTMLElement, userId: number): View {
           p.ratings?.length ? h("table", { class: "grid-table", id: "profile-ratings" },
             h("thead", null, h("tr", null, h("th", { scope: "col" }, t("rating.family")), h("th", { scope: "col" }, t("rating.format")), h("th", { scope: "col" }, t("rating.title")))),
             h("tbody", null, ...p.ratings.map((r: any) => h("tr", null, h("td", null, tk(`rating.family.${r.family}`)), h("td", null, tk(`rating.format.${r.format}`)),
-              h("td", { "data-raw": "", title: r.provisional ? t("rating.provisional") : null }, `${fmt(r.rating)}${r.provisional ? "?" : ""}`))))) : null),
+              h("td", { "data-raw": "", "data-rating": "", title: r.provisional ? t("rating.provisional") : null }, `${ratingNum(r.rating)}${r.provisional ? "?" : ""}`))))) : null),
         h("section", { class: "panel", "aria-labelledby": "rg-title" },
           h("h2", { id: "rg-title" }, t("profile.recent")),
           p.recent_games.length ? h("ul", { class: "list recent-games", id: "recent-games" }, ...p.recent_games.map((g: any) => gameLine(g, p.nickname))) :

@@ -2,7 +2,7 @@
 // (per family of variants and format, settled ratings only).
 import { get, errorText } from "../api";
 import { h, mount, raw, fmt } from "../dom";
-import { locale, t, tk } from "../i18n";
+import { locale, ratingNum, t, tk } from "../i18n";
 import { PRESET_NAMES } from "../presets";
 import { app } from "../state";
 import { spinner } from "../ui";
@@ -84,7 +84,7 @@ export function rankingView(el: HTMLElement): View {
         h("td", { "data-raw": "" }, fmt(r.rank)),
         h("td", null, h("a", { href: `#/profile/${r.user_id}` }, raw(r.nickname))),
         h("td", { "data-raw": "" }, fmt(rating ? r.games : r.level)),
-        h("td", { "data-raw": "" }, rating ? fmt(r.rating) : fmt(r.xp))))));
+        rating ? h("td", { "data-raw": "", "data-rating": "" }, ratingNum(r.rating)) : h("td", { "data-raw": "" }, fmt(r.xp))))));
   }
 
   function render(): void {

@@ -2,12 +2,11 @@
 // opponents left and right; 3 or 4 individual players around the table in turn order
 // (turns go clockwise: bottom, left, top, right). Spectators sit on seat 0's side.
 import { h, type VNode } from "preact";
-import { t } from "../../i18n";
+import { ratingNum, t } from "../../i18n";
 import { cosmetic, emoteBubble } from "./emotes";
 import { strengthName, type BotStrength } from "../../botStrength";
 import { vBack, vRaw } from "./vcards";
 import { mmss } from "./clock";
-import { fmt } from "../../dom";
 
 export type Pos = "bottom" | "left" | "top" | "right";
 
@@ -64,8 +63,8 @@ export function seatView(s: SeatInfo): VNode<any> {
     h("span", { class: "seat-name" }, vRaw(s.name, "nm")),
     h("span", { class: "seat-tags" },
       s.partner ? h("span", { class: "tag tiny partner" }, t("table.partner")) : null,
-      s.rating != null ? h("span", { class: "tag tiny rating", title: t(s.provisional ? "rating.provisional" : "rating.title"), "data-raw": "" },
-        `${fmt(s.rating)}${s.provisional ? "?" : ""}`) : null,
+      s.rating != null ? h("span", { class: "tag tiny rating", title: t(s.provisional ? "rating.provisional" : "rating.title"), "data-raw": "", "data-rating": "" },
+        `${ratingNum(s.rating)}${s.provisional ? "?" : ""}`) : null,
       s.bot ? h("span", { class: "tag tiny bot" }, t("table.bot"),
         s.strength ? h("span", { class: "strength" }, " · ", strengthName(s.strength as BotStrength)) : null) : null,
       s.awayUntil ? h("span", { class: "tag tiny warn", "data-away": s.awayUntil },
