@@ -209,6 +209,7 @@ SERIAL_PATHS = (
     "tests/e2e/test_table_screen.py",
     "tests/e2e/test_play_hand.py",
     "tests/e2e/test_table_motion.py",
+    "tests/e2e/test_reconnect.py",  # the reconnection's backoff, timed
     "tests/tables/test_failover.py",
     "tests/tables/test_clocks.py",
     "tests/ops/test_restart.py",

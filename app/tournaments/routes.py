@@ -36,7 +36,14 @@ async def one(db: DbDep, tournament_id: int, user_id: int | None) -> TournamentO
 
 @router.get("/tournaments", response_model=list[TournamentOut])
 async def list_tournaments(
-    db: DbDep, user: MaybeUser, status: Annotated[str | None, Query(max_length=16)] = None
+    db: DbDep,
+    user: MaybeUser,
+    status: Annotated[
+        str | None,
+        # the schema names the three values; the service refuses any other with its own
+        # code (invalid_status), as the API's docs say
+        Query(max_length=16, json_schema_extra={"enum": ["upcoming", "running", "finished"]}),
+    ] = None,
 ) -> list[TournamentOut]:
     return await service.listing(db, status, user.id if user else None)
 

@@ -164,7 +164,10 @@ def _second_env(
     database of its own (`below` the test one), flushed; and its port and var dir."""
     db_url, _ = _e2e_urls(pg_url, redis_url)
     base, _, number = redis_url.rpartition("/")
-    own_redis = f"{base}/{(int(number) if number.isdigit() else 15) - below}"
+    # `below` the test's own database, or above it when that is one of the first (a
+    # pytest-xdist worker's own redis-server is on database 0)
+    n = int(number) if number.isdigit() else 15
+    own_redis = f"{base}/{n - below if n >= below else n + below}"
     _flush(own_redis)
     port = free_port()
     var = tmp.mktemp(f"e2e-{name}")

@@ -254,16 +254,28 @@ def test_the_chat_closes_itself_when_your_turn_starts(new_context, artifacts) ->
     tid = open_table(ana, 2, "cerrado", {"hand_size": 11, "muertos": 0})
     bea.goto(f"/#/table/{tid}")
     bea.click("#sit-here")
+
+    def bea_plays() -> None:
+        bea.wait_for_selector("#act-draw:not([disabled])", timeout=20000)
+        bea.click("#act-draw")
+        bea.wait_for_selector("#act-discard:not(.folded)")
+        bea.locator("#hand .card").first.click()
+        bea.click("#act-discard")
+
+    # The deal picks who starts: when it is Bea, she plays her turn first.
+    first = ana.wait_for_function(
+        """() => document.querySelector('#stock:not([disabled])') ? 'ana'
+              : document.querySelector('.seat.pos-top.turn') ? 'bea' : null""",
+        timeout=20000,
+    ).json_value()
+    if first == "bea":
+        bea_plays()
     ana.wait_for_selector("#stock:not([disabled])", timeout=20000)
     tap_turn(ana)
     ana.click("#side-toggle")
     ana.wait_for_selector("[data-region=chat].open")
     ana.screenshot(path=str(artifacts / "journey-chat-open-360x740.png"))
-    bea.wait_for_selector("#act-draw:not([disabled])")
-    bea.click("#act-draw")
-    bea.wait_for_selector("#act-discard:not(.folded)")
-    bea.locator("#hand .card").first.click()
-    bea.click("#act-discard")
+    bea_plays()
     ana.wait_for_selector("#stock:not([disabled])")
     ana.wait_for_function(
         "() => !document.querySelector('[data-region=chat]').classList.contains('open')"
