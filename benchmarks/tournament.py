@@ -263,7 +263,7 @@ async def sitgo(servers: Servers, n: int) -> tuple[dict[str, Any], list[Player]]
 async def swiss(servers: Servers, n: int, rounds: int) -> tuple[dict[str, Any], list[Player]]:
     players = await sign_up_all(servers, n)
     # Time for everyone to register at once on a busy machine; it starts at that time.
-    starts = datetime.now(UTC) + timedelta(seconds=8 + n / 2)
+    starts = datetime.now(UTC) + timedelta(seconds=4 + n / 2)
     body = {
         "name": "Bench Swiss",
         "format": "swiss",

@@ -60,6 +60,7 @@ def test_quick_match_choice_and_the_10_second_warning(clock_context, artifacts) 
     register(page, "reloj")
     # "Crear partida" offers the table's time bank, the server's own by default.
     page.click("#create-table")
+    page.wait_for_selector("#ct-submit")  # the dialog loads on first use
     page.wait_for_function(
         f"() => document.querySelector('#ct-time-bank option').textContent.includes('{BANK} s')"
     )

@@ -13,6 +13,7 @@ def test_level_one_sees_special_options_locked(gate_context, artifacts) -> None:
     options = page.evaluate("() => fetch('/api/lobby/options').then(r => r.json())")
     assert options["level"] == 1
     page.click("#create-table")
+    page.wait_for_selector("#ct-submit")  # the dialog loads on first use
     page.wait_for_function("() => document.querySelector('#ct-private-lock').textContent !== ''")
     for name, box in (("private", "#ct-private"), ("turbo", "#ct-turbo")):
         assert options["options"][name]["locked"]
