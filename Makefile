@@ -93,7 +93,7 @@ imports: install
 # the timing-sensitive tests marked serial (frame and long-task budgets, killed
 # processes, one-second clocks) one at a time.
 # Exit code 5 means "no tests collected": not a failure of the suite itself.
-PYTEST_WORKERS ?= 3
+PYTEST_WORKERS ?= 2
 BROWSER_WORKERS ?= 3
 # Every part runs even when one fails, so one log shows every failure. Each part ends
 # with its slowest tests (--durations): where CI's time goes.
