@@ -121,6 +121,10 @@ def _server_env(
         # reconciler would take the other's live tables for lost ones and void their
         # games a minute in (a whole game in the browser takes longer than that).
         "BURACO_RECONCILE_GRACE_SECONDS": "86400",
+        # Three browsers, their servers and the tests share two cores: a request may wait
+        # longer than a production server's pool allows before it gets a connection.
+        "BURACO_DB_POOL_TIMEOUT_SECONDS": "20",
+        "BURACO_REDIS_POOL_TIMEOUT_SECONDS": "20",
     }
 
 

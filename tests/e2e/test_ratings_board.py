@@ -61,7 +61,8 @@ def test_rating_leaderboard_and_profile(new_context, artifacts, pg_url, redis_ur
             "(t) => document.querySelector('#rk-about').textContent.startsWith(t)", arg=about
         )
         rows = page.locator(".ranking table.rank tbody tr")
-        rows.first.wait_for()
+        # the rating board, not the XP table it replaces (on a busy machine it comes later)
+        rows.filter(has_text=f"rival{me_id}").first.wait_for()
         names = rows.locator("td:nth-child(2)").all_inner_texts()
         # The stronger rival above me; the provisional newcomer (3 games) not listed.
         assert names.index(f"rival{me_id}") < names.index(me)
