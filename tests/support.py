@@ -298,6 +298,5 @@ def _tail(log_path: Path) -> str:
 
 # Start-up and shutdown are not what the tests of an app in-process check: asgi-lifespan's
 # 5 s default for each was seen to run out at an embedded app's shutdown on a 2-core
-# machine with both cores busy, failing a test whose own checks had passed; 30 s ran out
-# too (tests/core/test_errors.py, while browser tests and other services loaded both cores).
-LIFESPAN_TIMEOUTS = {"startup_timeout": 90, "shutdown_timeout": 90}
+# machine with both cores busy, failing a test whose own checks had passed.
+LIFESPAN_TIMEOUTS = {"startup_timeout": 30, "shutdown_timeout": 30}
