@@ -30,6 +30,8 @@ from prometheus_client import (
     multiprocess,
 )
 
+from app.core.tasks import cancel_and_wait
+
 log = logging.getLogger("app.metrics")
 
 MULTIPROC_DIR = os.environ.get("PROMETHEUS_MULTIPROC_DIR") or None
@@ -206,10 +208,7 @@ class Monitor:
 
     async def stop(self) -> None:
         self.gc_pauses.uninstall()
-        if self.task is not None:
-            self.task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self.task
+        await cancel_and_wait(self.task)
         self.gc_pauses.flush()
 
     async def _run(self) -> None:

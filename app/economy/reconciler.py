@@ -34,7 +34,6 @@ was flushed).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import random
 import time
@@ -47,6 +46,7 @@ import orjson
 from sqlalchemy import and_, func, or_, select
 
 from app.core.db import utcnow
+from app.core.tasks import cancel_and_wait
 from app.economy.hooks import EconomyTables
 from app.economy.models import Account, Entry, GameBet, Transfer
 from app.tables.play.hooks import GameResult
@@ -89,10 +89,7 @@ class Reconciler:
         self.task = asyncio.create_task(self._loop(), name="reconciler")
 
     async def stop(self) -> None:
-        if self.task is not None:
-            self.task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self.task
+        await cancel_and_wait(self.task)
 
     async def _loop(self) -> None:
         interval = self.settings.reconcile_interval_seconds

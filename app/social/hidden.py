@@ -29,6 +29,7 @@ from redis.exceptions import RedisError
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from app.core.tasks import cancel_and_wait
 from app.social.friends import hidden_ids
 from app.social.models import Block
 from app.social.presence import hidden_key
@@ -90,10 +91,7 @@ class HiddenKeeper:
         self.task = asyncio.create_task(self._loop(), name="hidden-keeper")
 
     async def stop(self) -> None:
-        if self.task is not None:
-            self.task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self.task
+        await cancel_and_wait(self.task)
 
     async def _loop(self) -> None:
         while True:

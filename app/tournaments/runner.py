@@ -22,7 +22,6 @@ next tick (on any process) carries on from.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from datetime import timedelta
 from typing import Any
@@ -32,6 +31,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.core.config import Settings
 from app.core.db import utcnow
+from app.core.tasks import cancel_and_wait
 from app.economy.notify import Notifier, Outbox
 from app.rules.state import State
 from app.tables.play.service import TableService
@@ -87,12 +87,9 @@ class TournamentRunner:
         self.task = asyncio.create_task(self._loop(), name="tournaments")
 
     async def stop(self) -> None:
-        for task in list(self.kicked):
-            task.cancel()
-        if self.task is not None:
-            self.task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self.task
+        await cancel_and_wait(self.task)
+        for task in list(self.kicked):  # a kicked step holds a session: done before dispose
+            await cancel_and_wait(task)
 
     async def _loop(self) -> None:
         tick = self.settings.tournament_tick_seconds

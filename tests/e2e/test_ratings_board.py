@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from pathlib import Path
 
 import asyncpg
+from playwright.sync_api import Route
 
 from tests.e2e.conftest import _e2e_urls
 from tests.e2e.helpers import open_table, register
@@ -45,6 +47,11 @@ async def _seed(db_url: str, me: str) -> int:
         await conn.close()
 
 
+def _late(route: Route) -> None:
+    time.sleep(1.5)
+    route.continue_()
+
+
 def test_rating_leaderboard_and_profile(new_context, artifacts, pg_url, redis_url) -> None:
     words = json.loads((I18N / "es.json").read_text())
     db_url, _ = _e2e_urls(pg_url, redis_url)
@@ -52,6 +59,9 @@ def test_rating_leaderboard_and_profile(new_context, artifacts, pg_url, redis_ur
         page = new_context(width, height, locale="es-ES").new_page()
         me = register(page, "rt")
         me_id = in_thread(asyncio.run, _seed(db_url, me))
+        # The first board asked for (abierto) answers after the one chosen next (cerrado):
+        # the later choice is what stays on screen.
+        page.route("**/api/ratings/leaderboard?family=abierto*", _late)
         page.goto("/#/ranking")
         page.locator("#rk-about").wait_for()
         page.select_option("#rk-by", "rating")
@@ -95,8 +105,13 @@ def test_ratings_next_to_names_in_the_lobby_and_at_the_table(
         row = guest.locator(".table-row", has_text=f"Rating {width}")
         row.wait_for()
         assert row.locator(".tag.rating").inner_text() == "1840"
-        # the lobby repaints its list as tables change: scroll to the row as it is now
-        guest.locator(".table-row", has_text=f"Rating {width}").scroll_into_view_if_needed()
+        # the lobby repaints its list as tables change: scroll to the row as it is now, in
+        # one step in the page (a located row can be replaced between finding and scrolling)
+        guest.evaluate(
+            "(name) => [...document.querySelectorAll('.table-row')]"
+            ".find((r) => r.textContent.includes(name)).scrollIntoView({block: 'center'})",
+            f"Rating {width}",
+        )
         guest.screenshot(path=str(artifacts / f"lobby-rating-{width}.png"))
         assert guest.evaluate("() => document.documentElement.scrollWidth") <= width
         row.locator("button", has_text=words_es("lobby.sit")).click()

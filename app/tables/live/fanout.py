@@ -33,6 +33,7 @@ from redis.asyncio.cluster import RedisCluster
 
 from app.core import metrics
 from app.core.redissub import Subscriber
+from app.core.tasks import cancel_and_wait
 from app.rules.ruleset import RuleSet, ruleset_from_dict
 from app.rules.serialize import event_from_dict
 from app.rules.views import redact, view_for
@@ -104,10 +105,7 @@ class Hub:
 
     async def stop(self) -> None:
         self.stopping = True
-        if self.task:
-            self.task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self.task
+        await cancel_and_wait(self.task)
         with contextlib.suppress(Exception):
             if self.lean is not None:
                 await self.lean.close()

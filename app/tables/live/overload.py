@@ -23,7 +23,6 @@ a task of its own (``timers.Heartbeat``).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 from collections.abc import Callable
@@ -33,6 +32,7 @@ from starlette.requests import HTTPConnection
 
 from app.core import metrics
 from app.core.config import Settings
+from app.core.tasks import cancel_and_wait
 from app.tables.live.protocol import server_busy
 
 if TYPE_CHECKING:
@@ -108,10 +108,7 @@ class Saturation:
         self.task = asyncio.create_task(self._probe(), name="loop-lag")
 
     async def stop(self) -> None:
-        if self.task:
-            self.task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self.task
+        await cancel_and_wait(self.task)
 
     async def _probe(self) -> None:
         n = 0

@@ -16,6 +16,7 @@ import time
 
 from app.core import metrics
 from app.core.errors import AppError
+from app.core.tasks import cancel_and_wait
 from app.tables.play import absence, deadlines, idle
 from app.tables.play.service import TableService
 
@@ -64,19 +65,13 @@ class TimerLoop:
 
     async def stop(self) -> None:
         # A flag as well as a cancel: on Python 3.11 wait_for can swallow a cancellation
-        # that arrives just as the event it waits on is set.
+        # that arrives just as the event it waits on is set (cancel_and_wait cancels again).
         self.stopping = True
         self.wake.set()
         await self.heartbeat.stop()
-        if self.task:
-            self.task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self.task
+        await cancel_and_wait(self.task)
         for task in list(self.running):
-            task.cancel()
-        for task in list(self.running):
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+            await cancel_and_wait(task)
 
     async def _run(self) -> None:
         while not self.stopping:
@@ -151,10 +146,7 @@ class Heartbeat:
         self.task = asyncio.create_task(self._run(), name="heartbeat")
 
     async def stop(self) -> None:
-        if self.task:
-            self.task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self.task
+        await cancel_and_wait(self.task)
 
     async def _run(self) -> None:
         interval = self.svc.settings.process_dead_after_seconds / 4

@@ -22,22 +22,27 @@ export function rankingView(el: HTMLElement): View {
   let rows: any[] | null = null;
   let since: string | null = null;
   let error = "";
+  let asked = 0; // the latest request: an earlier answer arriving after it is dropped
 
   async function load(): Promise<void> {
+    const mine = ++asked;
     rows = null;
     error = "";
     render();
     try {
       if (by === "rating") {
         const data = await get(`/api/ratings/leaderboard?family=${family}&format=${format}`);
+        if (mine !== asked) return;
         rows = data.rows;
         minGames = data.min_games;
       } else {
         const data = await get(`/api/leaderboards?period=${period}${modality ? `&modality=${modality}` : ""}`);
+        if (mine !== asked) return;
         rows = data.rows;
         since = data.since;
       }
     } catch (e) {
+      if (mine !== asked) return;
       error = errorText(e);
       rows = [];
     }

@@ -1,0 +1,34 @@
+"""Stopping a background task for certain.
+
+On Python 3.11 a cancellation can be swallowed when it lands inside ``asyncio.wait_for``
+just as the awaited thing completes (redis-py, asyncpg and SQLAlchemy's pool all wait that
+way). A periodic loop that loses its cancellation goes back to sleep and ticks on, and an
+``await task`` after one ``cancel()`` then waits for ever: the app's shutdown hangs. So a
+task is cancelled again until it is done, each time it comes back to an await.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+
+log = logging.getLogger(__name__)
+
+RETRY_SECONDS = 0.2
+
+
+async def cancel_and_wait(task: asyncio.Task[object] | None) -> None:
+    """Cancel ``task`` and return once it has finished, whatever it raised."""
+    if task is None:
+        return
+    tries = 0
+    while not task.done():
+        task.cancel()
+        tries += 1
+        await asyncio.wait({task}, timeout=RETRY_SECONDS)
+    if tries > 1:
+        log.info("task %s needed %d cancellations to stop", task.get_name(), tries)
+    if not task.cancelled():
+        with contextlib.suppress(BaseException):
+            task.result()  # retrieved, so asyncio does not report it as never retrieved

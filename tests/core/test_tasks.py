@@ -1,0 +1,41 @@
+"""A background loop that swallows a cancellation still stops, and an app's shutdown with
+it (on Python 3.11 a cancel can be lost inside wait_for)."""
+
+import asyncio
+
+from app.core.tasks import cancel_and_wait
+
+
+async def test_a_loop_that_swallows_its_cancellation_is_stopped() -> None:
+    ticks = 0
+    swallowed = 0
+
+    async def stubborn() -> None:
+        nonlocal ticks, swallowed
+        while True:
+            try:
+                await asyncio.sleep(0.01)
+            except asyncio.CancelledError:
+                if swallowed < 3:  # as a lost cancellation would: the loop goes on
+                    swallowed += 1
+                    continue
+                raise
+            ticks += 1
+
+    task = asyncio.create_task(stubborn())
+    await asyncio.sleep(0.05)
+    await asyncio.wait_for(cancel_and_wait(task), 5)
+    assert task.done() and task.cancelled()
+    assert swallowed == 3
+
+
+async def test_a_finished_task_or_none_is_fine_and_its_error_is_retrieved() -> None:
+    async def fails() -> None:
+        raise RuntimeError("boom")
+
+    task = asyncio.create_task(fails())
+    await asyncio.sleep(0)
+    await cancel_and_wait(task)
+    await cancel_and_wait(None)
+    assert isinstance(task.exception(), RuntimeError)
+
