@@ -27,6 +27,7 @@ from app.core.nul import NulGuard
 from app.core.origins import OriginGuard
 from app.core.redis import close_redis, create_redis
 from app.core.redis_checks import warn_if_redis_volatile
+from app.core.tasks import bounded
 from app.economy import routes as economy_routes
 from app.economy.hooks import EconomyTables
 from app.economy.notify import Notifier
@@ -164,17 +165,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             yield
         finally:
             uninstall_restart()
-            await tournaments.stop()
+            await bounded("tournaments", tournaments.stop())
             if reconciler is not None:
-                await reconciler.stop()
-            await monitor.stop()
+                await bounded("reconciler", reconciler.stop())
+            await bounded("monitor", monitor.stop())
             metrics.mark_process_dead()
-            await saturation.stop()
-            await timers.stop()
-            await hidden_keeper.stop()
-            await hub.stop()
-            await close_redis(redis)
-            await engine.dispose()
+            await bounded("saturation", saturation.stop())
+            await bounded("timers", timers.stop())
+            await bounded("hidden keeper", hidden_keeper.stop())
+            await bounded("hub", hub.stop())
+            await bounded("redis", close_redis(redis))
+            await bounded("database", engine.dispose())
 
     app = ws.BuracoApp(
         title="Buraco",

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Awaitable
 
 log = logging.getLogger(__name__)
 
@@ -32,3 +33,18 @@ async def cancel_and_wait(task: asyncio.Task[object] | None) -> None:
     if not task.cancelled():
         with contextlib.suppress(BaseException):
             task.result()  # retrieved, so asyncio does not report it as never retrieved
+
+
+STEP_SECONDS = 10.0
+
+
+async def bounded(name: str, step: Awaitable[object], seconds: float = STEP_SECONDS) -> None:
+    """One step of a shutdown, given at most ``seconds``: a step that hangs (a store that
+    does not answer, a task that will not stop) is logged and left behind, so the process
+    still exits and the next steps still run."""
+    try:
+        await asyncio.wait_for(step, seconds)
+    except TimeoutError:
+        log.warning("shutdown: %s did not stop within %.0f s; going on", name, seconds)
+    except Exception:
+        log.warning("shutdown: %s failed", name, exc_info=True)

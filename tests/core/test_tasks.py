@@ -3,7 +3,9 @@ it (on Python 3.11 a cancel can be lost inside wait_for)."""
 
 import asyncio
 
-from app.core.tasks import cancel_and_wait
+import pytest
+
+from app.core.tasks import bounded, cancel_and_wait
 
 
 async def test_a_loop_that_swallows_its_cancellation_is_stopped() -> None:
@@ -39,3 +41,23 @@ async def test_a_finished_task_or_none_is_fine_and_its_error_is_retrieved() -> N
     await cancel_and_wait(None)
     assert isinstance(task.exception(), RuntimeError)
 
+
+async def test_a_shutdown_step_that_hangs_is_left_behind_and_the_next_runs(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    ran: list[str] = []
+
+    async def hangs() -> None:
+        await asyncio.Event().wait()
+
+    async def fails() -> None:
+        raise RuntimeError("store away")
+
+    async def works() -> None:
+        ran.append("works")
+
+    await asyncio.wait_for(bounded("stuck", hangs(), seconds=0.1), 5)
+    await bounded("broken", fails())
+    await bounded("fine", works())
+    assert ran == ["works"]
+    assert "stuck did not stop" in caplog.text and "broken failed" in caplog.text
