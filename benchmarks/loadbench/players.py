@@ -91,6 +91,13 @@ class Seat:
                     t.stale_melds = True  # not rebuilt from a snapshot: the bot only draws
             t.arrived(self.v)
         elif typ in ("ack", "error"):
+            if typ == "error" and "cid" not in f and f.get("code") == "rate_limited":
+                # refused before it was read, so it names no command: the waiting ones
+                for cid in list(self.acks):
+                    fut = self.acks.pop(cid)
+                    if not fut.done():
+                        fut.set_result(f)
+                return
             fut = self.acks.pop(f.get("cid", ""), None)
             if fut is not None and not fut.done():
                 fut.set_result(f)
@@ -232,6 +239,8 @@ class Table:
             return
         if ack["type"] != "ack":
             stats.failed(ack.get("code", "error"), timeout, counted)
+            if ack.get("code") == "rate_limited":  # told to slow down: the bucket refills
+                await asyncio.sleep(1.0)
             return
         done: asyncio.Future[float] = loop.create_future()
         self.waiting = (ack["v"], t0, done)
