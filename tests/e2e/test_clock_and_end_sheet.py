@@ -167,7 +167,9 @@ WATCH_SHEETS = """() => {
 
 
 def test_a_match_shows_the_running_sheet_between_hands(new_context, artifacts) -> None:
-    a, b = new_context(1366, 768).new_page(), new_context(390, 844).new_page()
+    # the motion off (prefers-reduced-motion): the sheets are tested, the hands quicker
+    a = new_context(1366, 768, reduced_motion="reduce").new_page()
+    b = new_context(390, 844, reduced_motion="reduce").new_page()
     register(a, "marta")
     register(b, "nora")
     tid = a.evaluate(OPEN_MATCH)

@@ -74,7 +74,9 @@ def _me(page) -> dict[str, Any]:
 
 
 def test_level_one_challenges_a_friend_and_they_play_to_the_end(gate_context, artifacts) -> None:
-    ana, bea = gate_context(1366, 768).new_page(), gate_context(390, 844).new_page()
+    # the motion off (prefers-reduced-motion): the challenge is tested, the hand quicker
+    ana = gate_context(1366, 768, reduced_motion="reduce").new_page()
+    bea = gate_context(390, 844, reduced_motion="reduce").new_page()
     ana_name, bea_name = register(ana, "ana"), register(bea, "bea")
     before = {"ana": _me(ana), "bea": _me(bea)}
     assert before["ana"]["level"] == 1

@@ -106,7 +106,8 @@ def test_the_clock_warns_at_ten_seconds_and_says_when_it_played_for_you(grace_co
 
 
 def test_on_any_port_a_guest_plays_a_whole_hand(grace_context) -> None:
-    page = grace_context(1280, 800).new_page()
+    # the motion off (prefers-reduced-motion): the port is tested, and the hand is quicker
+    page = grace_context(1280, 800, reduced_motion="reduce").new_page()
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     as_guest(page)

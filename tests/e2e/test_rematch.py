@@ -49,8 +49,10 @@ def short_rematch_context(browser: object, short_rematch_server: str) -> Iterato
 
 def _finished_game(new_context, scripted: bool = False):
     """Two people at a one-hand table, played to its end by clicks (or, ``scripted``,
-    from their own sessions while the browsers show it: tests/e2e/scripted.py)."""
-    a, b = new_context(1366, 768).new_page(), new_context(390, 844).new_page()
+    from their own sessions while the browsers show it: tests/e2e/scripted.py). The
+    table's motion is off (prefers-reduced-motion): the rematch is what is tested."""
+    a = new_context(1366, 768, reduced_motion="reduce").new_page()
+    b = new_context(390, 844, reduced_motion="reduce").new_page()
     register(a, "rosa")
     register(b, "sara")
     tid = a.evaluate(OPEN)

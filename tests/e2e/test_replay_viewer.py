@@ -57,7 +57,9 @@ def _play_a_hand(page) -> None:
 
 
 def test_replay_from_the_end_sheet_step_by_step(new_context, artifacts: Path) -> None:
-    ctx = new_context(1366, 768, permissions=["clipboard-read", "clipboard-write"])
+    ctx = new_context(
+        1366, 768, permissions=["clipboard-read", "clipboard-write"], reduced_motion="reduce"
+    )
     page = ctx.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
@@ -217,8 +219,9 @@ def test_replay_of_a_missing_game_says_so(new_context) -> None:
 def test_replay_of_a_four_player_game_at_phone_and_laptop_sizes(new_context, artifacts) -> None:
     """Pairs with muertos, a match of several hands: four seats, the hand selector, the
     partner's hand face down from one seat's eyes, the muertos on the felt; nothing
-    scrolls the page at either size."""
-    page = new_context(1366, 768).new_page()
+    scrolls the page at either size. The table's motion is off (prefers-reduced-motion):
+    this test is about the replay, and the hands it plays go quicker without it."""
+    page = new_context(1366, 768, reduced_motion="reduce").new_page()
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     as_guest(page)
