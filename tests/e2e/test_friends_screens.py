@@ -69,7 +69,13 @@ def test_friends_screens_fit(new_context, artifacts, width: int, height: int) ->
     first = bea.locator(".players li").first
     assert first.get_attribute("data-user") == str(ana_id)
     assert "friend" in (first.get_attribute("class") or "")
-    bea.locator(".panel.online").screenshot(path=str(artifacts / f"friends-online-{width}.png"))
+    # The panel repaints as people come and go: its place read and shot in one go each,
+    # not an element handle that a repaint can detach.
+    box = bea.evaluate(
+        "() => { const r = document.querySelector('.panel.online').getBoundingClientRect();"
+        " return {x: r.x + scrollX, y: r.y + scrollY, width: r.width, height: r.height}; }"
+    )
+    bea.screenshot(path=str(artifacts / f"friends-online-{width}.png"), full_page=True, clip=box)
     check("lobby")
     bea.goto(f"/#/profile/{ana_id}")
     bea.wait_for_selector("#profile-gift")
