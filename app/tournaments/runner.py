@@ -26,11 +26,12 @@ import logging
 from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from app.core.config import Settings
 from app.core.db import utcnow
+from app.core.errors import AppError
 from app.core.tasks import cancel_and_wait
 from app.economy.notify import Notifier, Outbox
 from app.rules.state import State
@@ -49,12 +50,40 @@ from app.tournaments.pairing import (
 )
 from app.tournaments.scoring import round_victory_points as victory_points
 from app.tournaments.seeding import draw_key, ratings_for
-from app.tournaments.tables import open_match_table, parse_tag, seats_for
+from app.tournaments.tables import open_match_table, parse_table_id, parse_tag, seats_for
 
 log = logging.getLogger("app.tournaments.runner")
 
 CLAIM_KEY = "tournaments:tick"
 Maker = async_sessionmaker[AsyncSession]
+
+
+async def replay_gate(table_id: str, db: AsyncSession) -> None:
+    """A game of a duplicate tournament replays once its whole round is over: until then
+    other tables are playing the same deals, and its replay would show them their cards."""
+    try:
+        tournament_id, round_no, _ = parse_table_id(table_id)
+    except ValueError:
+        return  # not a tournament's table
+    duplicate = await db.scalar(select(Tournament.duplicate).where(Tournament.id == tournament_id))
+    if not duplicate:
+        return
+    playing = await db.scalar(
+        select(func.count())
+        .select_from(Match)
+        .where(
+            Match.tournament_id == tournament_id,
+            Match.round_no == round_no,
+            Match.state != "done",
+        )
+    )
+    if playing:
+        raise AppError(
+            "round_live",
+            "Other tables of this round are still playing the same deals; its replay opens"
+            " when the round is over.",
+            409,
+        )
 
 
 class TournamentRunner:
@@ -66,6 +95,7 @@ class TournamentRunner:
         self.task: asyncio.Task[None] | None = None
         self.kicked: set[asyncio.Task[None]] = set()
         svc.finished_hooks.append(self.on_table_finished)
+        svc.replay_gates.append(replay_gate)
 
     def kick(self, tournament_id: int) -> None:
         """Take the tournament's next step now, in a task of its own (a request's session

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import re
 import time
 
 from app.core.errors import AppError
@@ -20,11 +21,20 @@ from app.tables.play.service import TableService
 from app.tables.storage.meta import Seat, TableMeta, bot_seat, person_seat
 from app.tables.storage.store import Conflict
 
+_TABLE_ID = re.compile(r"t(\d+)r(\d+)m(\d+)")
 TARGET = 100_000  # out of reach: a match ends by its hands or its time, not its score
 
 
 def table_id_of(tournament_id: int, round_no: int, table_no: int) -> str:
     return f"t{tournament_id}r{round_no}m{table_no}"
+
+
+def parse_table_id(table_id: str) -> tuple[int, int, int]:
+    """(tournament, round, table) of a match's table id; ValueError for any other id."""
+    match = _TABLE_ID.fullmatch(table_id)
+    if match is None:
+        raise ValueError(table_id)
+    return int(match[1]), int(match[2]), int(match[3])
 
 
 def tag_of(tournament_id: int, round_no: int, table_no: int) -> str:

@@ -286,3 +286,48 @@ async def test_a_pairs_sitgo_seats_partners_together_and_splits_their_prize(app:
     assert sorted(p.place for p in payouts) == [1, 1, 2, 2]
     assert sum(p.amount for p in payouts) == 3 * BUY_IN * 9 // 10
     assert await balance(maker, money.escrow(tid).key) == 0
+
+
+async def test_a_duplicate_rounds_games_replay_only_once_the_whole_round_is_over(
+    app: FastAPI, client: Any
+) -> None:
+    """In a duplicate round every table plays the same deals: a finished table's replay
+    would show the tables still playing their cards. So it is refused (409 round_live)
+    while any match of its round is unfinished, and served once all are."""
+    from app.tables.storage.models import Game
+
+    spec = SitGoIn(
+        format="swiss", entrants=4, rounds=1, hands=1, turbo=True, allow_bots=True, duplicate=True
+    )
+    tid, users = await _open(app, spec, 1)
+    t = await _played_out(app, tid, users)
+    assert t.state == "finished", t.state
+    async with app.state.sessionmaker() as db:
+        games = list(
+            (await db.execute(select(Game.id).where(Game.table_id.like(f"t{tid}r1m%")))).scalars()
+        )
+    assert len(games) == 2
+    assert (await client.post("/api/auth/guest")).status_code == 201
+    paths = ("/replay", "/replay/frames", "/replay.txt")
+    for path in paths:  # the round is over: every table's replay opens
+        r = await client.get(f"/api/games/{games[0]}{path}")
+        assert r.status_code == 200, (path, r.text)
+
+    async with app.state.sessionmaker() as db:  # the other table of the round still playing
+        await db.execute(
+            update(Match)
+            .where(Match.tournament_id == tid, Match.round_no == 1, Match.table_no == 2)
+            .values(state="playing")
+        )
+        await db.commit()
+    for game in games:
+        for path in paths:
+            r = await client.get(f"/api/games/{game}{path}")
+            assert r.status_code == 409, (path, r.text)
+            assert r.json()["error"]["code"] == "round_live"
+
+    # a tournament that is not duplicate deals each table its own cards: no wait
+    async with app.state.sessionmaker() as db:
+        await db.execute(update(Tournament).where(Tournament.id == tid).values(duplicate=False))
+        await db.commit()
+    assert (await client.get(f"/api/games/{games[0]}/replay")).status_code == 200

@@ -60,7 +60,10 @@ class FramesOut(_Out):
 
 
 async def _replay(game_id: str, user_id: int, db: Any, svc: Any) -> dict[str, Any]:
-    return build_replay(await load_for_replay(db, svc.store, game_id, user_id))
+    game = await load_for_replay(db, svc.store, game_id, user_id)
+    for gate in svc.replay_gates:  # e.g. a duplicate round still dealing these cards
+        await gate(game.table_id, db)
+    return build_replay(game)
 
 
 def _attachment(name: str) -> dict[str, str]:

@@ -128,6 +128,10 @@ class TableService:
         # runs again if the process dies midway, so each must be idempotent): the
         # tournaments record their matches' results here.
         self.finished_hooks: list[Callable[[TableMeta, State], Awaitable[None]]] = []
+        # Asked before a finished game's replay is served (table id, the database session):
+        # one may refuse it while the same deals are still being played elsewhere (a
+        # duplicate tournament's round).
+        self.replay_gates: list[Callable[[str, Any], Awaitable[None]]] = []
 
     # ---------------------------------------------------------------- loading
 
