@@ -331,3 +331,75 @@ async def test_a_duplicate_rounds_games_replay_only_once_the_whole_round_is_over
         await db.execute(update(Tournament).where(Tournament.id == tid).values(duplicate=False))
         await db.commit()
     assert (await client.get(f"/api/games/{games[0]}/replay")).status_code == 200
+
+
+async def test_a_swiss_late_registration_joins_from_the_next_round_until_its_window_ends(
+    app: FastAPI,
+) -> None:
+    """A scheduled Swiss with late registration: someone who registers after the start
+    pays like everyone, is not in the round being played, is paired from the next one
+    and ranked with the others; once the window is over registration is closed."""
+    maker = app.state.sessionmaker
+    users = await new_users(maker, 6)
+    on_time, late, too_late = users[:4], users[4], users[5]
+    async with maker() as db:
+        spec = ScheduledIn(
+            name="Tardía",
+            format="swiss",
+            min_entrants=4,
+            max_entrants=8,
+            rounds=2,
+            hands=1,
+            turbo=True,
+            buy_in=BUY_IN,
+            starts_at=utcnow() + timedelta(hours=1),
+            late_registration_seconds=600,
+        )
+        t = await create_scheduled(db, app.state.settings, spec)
+        for u in on_time:
+            user = await db.get(User, u)
+            assert user is not None
+            await money.register(db, app.state.settings, Outbox(), t.id, user)
+        await db.commit()
+        tid = t.id
+    async with maker() as db:
+        await db.execute(update(Tournament).where(Tournament.id == tid).values(starts_at=utcnow()))
+        await db.commit()
+    runner: TournamentRunner = app.state.tournaments
+    assert await runner.maybe_start(tid)
+
+    held = await balance(maker, money.escrow(tid).key)
+    async with maker() as db:  # round 1 is being played: still within the window
+        user = await db.get(User, late)
+        assert user is not None
+        entrant = await money.register(db, app.state.settings, Outbox(), tid, user)
+        await db.commit()
+        late_side = entrant.id
+    assert await balance(maker, money.escrow(tid).key) == held + BUY_IN  # paid like all
+
+    async with maker() as db:  # the window is over
+        started = utcnow() - timedelta(seconds=601)
+        await db.execute(update(Tournament).where(Tournament.id == tid).values(started_at=started))
+        await db.commit()
+        user = await db.get(User, too_late)
+        assert user is not None
+        with pytest.raises(AppError) as refused:
+            await money.register(db, app.state.settings, Outbox(), tid, user)
+        assert refused.value.code == "registration_closed"
+        await db.rollback()
+
+    t = await _played_out(app, tid, users[:5], seconds=120)
+    assert t.state == "finished", t.state
+    async with maker() as db:
+        matches = list(
+            (await db.execute(select(Match).where(Match.tournament_id == tid))).scalars()
+        )
+        shown = await detail(db, tid, late)
+    sides = {
+        r: [s for m in matches if m.round_no == r for s in (m.side_a, m.side_b)] for r in (1, 2)
+    }
+    assert late_side not in sides[1]
+    assert late_side in sides[2]  # paired, or given the bye of an odd field
+    assert len(shown.standings) == 5
+    rounds = [[(m.side_a, m.side_b) for m in matches if m.round_no == r] for r in (1, 2)]
+    assert pairing.repeats(rounds) == 0
