@@ -11,8 +11,16 @@
     if (r.left < -1 || r.top < -1 || r.right > vw + 1 || r.bottom > vh + 1)
       out.push(`${name} outside: ${Math.round(r.left)},${Math.round(r.top)} ${Math.round(r.right)},${Math.round(r.bottom)}`);
   };
-  for (const sel of ['#hand', '#stock', '#pile', '.actions-bar', '#turn-status', '.zones.ours', '.zones.theirs'])
+  for (const sel of ['#hand', '#stock', '#pile', '.actions-bar', '.zones.ours', '.zones.theirs'])
     document.querySelector(sel) ? inside(document.querySelector(sel), sel) : out.push(`${sel} missing`);
+  // The status line in sight and read whole: beside your seat, or under the piles on a
+  // phone on its side (the other copy then hidden from sight).
+  const statuses = [...document.querySelectorAll('.status')].filter((el) => el.getBoundingClientRect().width > 2);
+  if (!statuses.length) out.push('status not shown');
+  for (const el of statuses) {
+    inside(el, 'status');
+    if (el.scrollHeight > el.clientHeight + 1 || el.scrollWidth > el.clientWidth + 1) out.push(`status cut: ${el.textContent}`);
+  }
   document.querySelectorAll('.seat').forEach((s) => inside(s, `seat ${s.dataset.seat}`));
   const cards = [...document.querySelectorAll('#hand .card')];
   if (cards.length) { inside(cards[0], 'first card'); inside(cards[cards.length - 1], 'last card'); }

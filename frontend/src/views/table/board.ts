@@ -274,7 +274,10 @@ function boardView(s: Screen, g: GameView, a: Actions): VNode<any> {
           onClick: () => (a.canPlay ? a.discard() : a.takePile()), onDrop: (c) => a.discard(c),
         }),
         muertosView(g, (tm) => sideName(s, tm))),
-      lastText ? h("p", { class: "last-move", "aria-hidden": "true" }, lastText) : null),
+      lastText ? h("p", { class: "last-move", "aria-hidden": "true" }, lastText) : null,
+      // A phone on its side: the status line under the piles, where it has room (the one
+      // beside your seat, which screen readers announce, is then hidden from sight only).
+      h("p", { class: `status status-center ${a.myTurn ? "mine" : ""}`, "aria-hidden": "true" }, status(s, g, a))),
     h("div", { key: "ours", class: "zones ours" }, zone(myTeam, "ours")),
     h("div", { key: "me", class: "me-row" },
       seatOf(s, g, viewer),
