@@ -40,11 +40,13 @@ STEP_SECONDS = 10.0
 
 async def bounded(name: str, step: Awaitable[object], seconds: float = STEP_SECONDS) -> None:
     """One step of a shutdown, given at most ``seconds``: a step that hangs (a store that
-    does not answer, a task that will not stop) is logged and left behind, so the process
-    still exits and the next steps still run."""
-    try:
-        await asyncio.wait_for(step, seconds)
-    except TimeoutError:
+    does not answer, a task that will not stop) is cancelled, logged and left behind
+    without waiting for it, so the process still exits and the next steps still run."""
+    task = asyncio.ensure_future(step)
+    await asyncio.wait({task}, timeout=seconds)
+    if not task.done():
+        task.cancel()
         log.warning("shutdown: %s did not stop within %.0f s; going on", name, seconds)
-    except Exception:
-        log.warning("shutdown: %s failed", name, exc_info=True)
+        return
+    if not task.cancelled() and task.exception() is not None:
+        log.warning("shutdown: %s failed", name, exc_info=task.exception())

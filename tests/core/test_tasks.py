@@ -61,3 +61,22 @@ async def test_a_shutdown_step_that_hangs_is_left_behind_and_the_next_runs(
     await bounded("fine", works())
     assert ran == ["works"]
     assert "stuck did not stop" in caplog.text and "broken failed" in caplog.text
+
+
+async def test_a_shutdown_step_that_swallows_its_cancellation_is_still_left_behind() -> None:
+    deaf_to_cancel = True
+
+    async def deaf() -> None:
+        while True:
+            try:
+                await asyncio.sleep(0.01)
+            except asyncio.CancelledError:
+                if not deaf_to_cancel:
+                    raise
+
+    await asyncio.wait_for(bounded("deaf", deaf(), seconds=0.1), 5)
+    # the step was left running; this test ends it so its loop closes cleanly
+    deaf_to_cancel = False
+    for task in asyncio.all_tasks():
+        if task is not asyncio.current_task():
+            await cancel_and_wait(task)
