@@ -143,19 +143,9 @@ async def test_a_swiss_with_an_odd_field_gives_byes_and_repeats_nobody(app: Fast
     assert shown.duplicate
 
 
-async def test_a_scheduled_tournament_under_its_minimum_is_cancelled_and_refunded(
-    app: FastAPI,
-) -> None:
-    maker = app.state.sessionmaker
-    users = await new_users(maker, 2)
-    async with maker() as db:
-        spec = ScheduledIn(
-            name="Copa",
-            min_entrants=4,
-            max_entrants=8,
-            buy_in=BUY_IN,
-            starts_at=utcnow() + timedelta(hours=1),
-        )
+async def _scheduled_now(app: FastAPI, spec: ScheduledIn, users: list[int]) -> int:
+    """A scheduled tournament with ``users`` registered, its start time moved to now."""
+    async with app.state.sessionmaker() as db:
         t = await create_scheduled(db, app.state.settings, spec)
         for u in users:
             user = await db.get(User, u)
@@ -163,10 +153,26 @@ async def test_a_scheduled_tournament_under_its_minimum_is_cancelled_and_refunde
             await money.register(db, app.state.settings, Outbox(), t.id, user)
         await db.commit()
         tid = t.id
-    paid = await coins(maker, users[0])
-    async with maker() as db:
+    async with app.state.sessionmaker() as db:
         await db.execute(update(Tournament).where(Tournament.id == tid).values(starts_at=utcnow()))
         await db.commit()
+    return int(tid)
+
+
+async def test_a_scheduled_tournament_under_its_minimum_is_cancelled_and_refunded(
+    app: FastAPI,
+) -> None:
+    maker = app.state.sessionmaker
+    users = await new_users(maker, 2)
+    spec = ScheduledIn(
+        name="Copa",
+        min_entrants=4,
+        max_entrants=8,
+        buy_in=BUY_IN,
+        starts_at=utcnow() + timedelta(hours=1),
+    )
+    tid = await _scheduled_now(app, spec, users)
+    paid = await coins(maker, users[0])
     runner: TournamentRunner = app.state.tournaments
     await asyncio.gather(*(runner.step(tid) for _ in range(20)))
     async with maker() as db:
@@ -342,29 +348,19 @@ async def test_a_swiss_late_registration_joins_from_the_next_round_until_its_win
     maker = app.state.sessionmaker
     users = await new_users(maker, 6)
     on_time, late, too_late = users[:4], users[4], users[5]
-    async with maker() as db:
-        spec = ScheduledIn(
-            name="Tardía",
-            format="swiss",
-            min_entrants=4,
-            max_entrants=8,
-            rounds=2,
-            hands=1,
-            turbo=True,
-            buy_in=BUY_IN,
-            starts_at=utcnow() + timedelta(hours=1),
-            late_registration_seconds=600,
-        )
-        t = await create_scheduled(db, app.state.settings, spec)
-        for u in on_time:
-            user = await db.get(User, u)
-            assert user is not None
-            await money.register(db, app.state.settings, Outbox(), t.id, user)
-        await db.commit()
-        tid = t.id
-    async with maker() as db:
-        await db.execute(update(Tournament).where(Tournament.id == tid).values(starts_at=utcnow()))
-        await db.commit()
+    spec = ScheduledIn(
+        name="Tardía",
+        format="swiss",
+        min_entrants=4,
+        max_entrants=8,
+        rounds=2,
+        hands=1,
+        turbo=True,
+        buy_in=BUY_IN,
+        starts_at=utcnow() + timedelta(hours=1),
+        late_registration_seconds=600,
+    )
+    tid = await _scheduled_now(app, spec, on_time)
     runner: TournamentRunner = app.state.tournaments
     assert await runner.maybe_start(tid)
 
