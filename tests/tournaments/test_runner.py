@@ -314,7 +314,7 @@ async def test_a_duplicate_rounds_games_replay_only_once_the_whole_round_is_over
         )
     assert len(games) == 2
     assert (await client.post("/api/auth/guest")).status_code == 201
-    paths = ("/replay", "/replay/frames", "/replay.txt")
+    paths = ("", "/verify", "/replay", "/replay/frames", "/replay.txt")
     for path in paths:  # the round is over: every table's replay opens
         r = await client.get(f"/api/games/{games[0]}{path}")
         assert r.status_code == 200, (path, r.text)

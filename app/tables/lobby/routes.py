@@ -340,10 +340,19 @@ async def _challenge_for(svc: TableService, table_id: str, user: User) -> TableM
     return meta
 
 
+async def gated_game(db: Any, svc: TableService, game_id: str, user_id: int) -> Any:
+    """A finished game ``user_id`` may read, once no gate holds it back (a duplicate
+    tournament's round still dealing the same cards elsewhere: 409 round_live)."""
+    game = await load_game(db, game_id, user_id)
+    for gate in svc.replay_gates:
+        await gate(game.table_id, db)
+    return game
+
+
 @router.get("/games/{game_id}", response_model=GameOut)
-async def get_game(game_id: str, user: CurrentUser, db: DbDep) -> dict[str, Any]:
+async def get_game(game_id: str, user: CurrentUser, db: DbDep, svc: TablesDep) -> dict[str, Any]:
     """A finished game for replay: players, rules, every deal and event, scores."""
-    game = await load_game(db, game_id, user.id)
+    game = await gated_game(db, svc, game_id, user.id)
     return {
         "id": game.id,
         "table_id": game.table_id,
@@ -362,6 +371,6 @@ async def get_game(game_id: str, user: CurrentUser, db: DbDep) -> dict[str, Any]
 
 
 @router.get("/games/{game_id}/verify", response_model=VerifyOut)
-async def verify_game(game_id: str, user: CurrentUser, db: DbDep) -> dict[str, Any]:
+async def verify_game(game_id: str, user: CurrentUser, db: DbDep, svc: TablesDep) -> dict[str, Any]:
     """Provably fair: recompute each hand's SHA-256 from its revealed deal and salt."""
-    return verify(await load_game(db, game_id, user.id))
+    return verify(await gated_game(db, svc, game_id, user.id))
