@@ -340,12 +340,17 @@ async def _challenge_for(svc: TableService, table_id: str, user: User) -> TableM
     return meta
 
 
-async def gated_game(db: Any, svc: TableService, game_id: str, user_id: int) -> Any:
-    """A finished game ``user_id`` may read, once no gate holds it back (a duplicate
-    tournament's round still dealing the same cards elsewhere: 409 round_live)."""
-    game = await load_game(db, game_id, user_id)
+async def pass_gates(svc: TableService, table_id: str, db: Any) -> None:
+    """Every replay gate lets a finished game of ``table_id`` be read, or raises (a
+    duplicate tournament's round still dealing the same cards elsewhere: 409 round_live)."""
     for gate in svc.replay_gates:
-        await gate(game.table_id, db)
+        await gate(table_id, db)
+
+
+async def gated_game(db: Any, svc: TableService, game_id: str, user_id: int) -> Any:
+    """A finished game ``user_id`` may read, once no gate holds it back."""
+    game = await load_game(db, game_id, user_id)
+    await pass_gates(svc, game.table_id, db)
     return game
 
 

@@ -13,7 +13,7 @@ from starlette.responses import PlainTextResponse, Response
 from app.api.deps import CurrentUser, DbDep
 from app.core.errors import ERROR_RESPONSES, AppError
 from app.rules.replay import Mismatch, frames, score_sheet
-from app.tables.lobby.routes import TablesDep, TablesRoute
+from app.tables.lobby.routes import TablesDep, TablesRoute, pass_gates
 from app.tables.storage.replays import build_replay, load_for_replay
 
 router = APIRouter(
@@ -61,8 +61,7 @@ class FramesOut(_Out):
 
 async def _replay(game_id: str, user_id: int, db: Any, svc: Any) -> dict[str, Any]:
     game = await load_for_replay(db, svc.store, game_id, user_id)
-    for gate in svc.replay_gates:  # e.g. a duplicate round still dealing these cards
-        await gate(game.table_id, db)
+    await pass_gates(svc, game.table_id, db)
     return build_replay(game)
 
 
