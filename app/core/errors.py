@@ -15,6 +15,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel
+from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as DatabasePoolTimeout
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -152,6 +153,32 @@ async def _pool_exhausted(request: Request, exc: Exception) -> JSONResponse:
     )
 
 
+def database_unreachable(exc: BaseException) -> bool:
+    """The database was lost, not the query wrong: the connection ended under the request
+    (a restart, a failover, an administrator ending it, the network) or could not be
+    made. The transaction was never committed, so the request changed nothing and may
+    simply be retried."""
+    if isinstance(exc, DBAPIError):
+        return bool(exc.connection_invalidated) or isinstance(
+            exc, (OperationalError, InterfaceError)
+        )
+    return isinstance(exc, ConnectionError)  # refused or reset before any DBAPI call
+
+
+async def _database_error(request: Request, exc: Exception) -> JSONResponse:
+    """A database that is not answering is answered as an exhausted pool is (503, retry);
+    any other database error is a fault of ours (500, logged whole)."""
+    if not database_unreachable(exc):
+        return await _unexpected_error(request, exc)
+    log.warning("database not answering on %s %s: %s", request.method, request.url.path, exc)
+    return error_response(
+        503,
+        "server_busy",
+        "The server is busy right now; try again in a moment.",
+        headers={"Retry-After": "1"},
+    )
+
+
 async def _unexpected_error(request: Request, exc: Exception) -> JSONResponse:
     log.exception("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
     return error_response(
@@ -164,4 +191,6 @@ def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(StarletteHTTPException, _http_error)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(DatabasePoolTimeout, _pool_exhausted)
+    app.add_exception_handler(DBAPIError, _database_error)
+    app.add_exception_handler(ConnectionError, _database_error)
     app.add_exception_handler(Exception, _unexpected_error)

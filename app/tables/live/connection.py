@@ -20,7 +20,7 @@ from pydantic import ValidationError
 from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 
 from app.core import metrics
-from app.core.errors import AppError
+from app.core.errors import AppError, database_unreachable
 from app.core.logging import WsSession
 from app.rules.legal import legal_commands
 from app.rules.serialize import command_from_dict, command_to_dict
@@ -410,9 +410,14 @@ class Connection:
                 log.warning("Redis unavailable for user %s on %s", self.user_id, kind)
                 busy = server_busy()
                 await self._write(error_frame(busy.code, busy.message))
-            except Exception:
-                log.exception("connection of user %s failed on %s", self.user_id, kind)
-                await self._write(error_frame("internal_error", "Something went wrong."))
+            except Exception as exc:
+                if database_unreachable(exc):  # lost under the command: nothing changed
+                    log.warning("database not answering for user %s on %s", self.user_id, kind)
+                    busy = server_busy()
+                    await self._write(error_frame(busy.code, busy.message))
+                else:
+                    log.exception("connection of user %s failed on %s", self.user_id, kind)
+                    await self._write(error_frame("internal_error", "Something went wrong."))
             finally:
                 # The pump waits for its next item holding nothing of this one: a commit's
                 # payload (a deal's, every card dealt in it, is about 16 KiB a table)
