@@ -120,6 +120,14 @@ def main(description: str) -> None:
         help="a folder: run the servers and the baseline under valgrind's callgrind and "
         "count instructions per move in the measured windows (slow: use few tables)",
     )
+    parser.add_argument(
+        "--anatomy",
+        type=int,
+        default=0,
+        metavar="TYPES",
+        help="after the windows, print where each server's memory goes: the TYPES types "
+        "holding the most bytes (GET /metrics/memory), per table and per socket it serves",
+    )
     parser.add_argument("--baseline-players", default="", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.max_cpu_demand is None:

@@ -40,7 +40,7 @@ from loadbench.servers import (
     stop,
     wait_ready,
 )
-from loadbench.stats import Stats, gc_pauses, pct, summary
+from loadbench.stats import Stats, gc_pauses, pct, print_anatomy, summary
 
 # ---------------------------------------------------------------- the run
 
@@ -250,6 +250,8 @@ async def measure(
         await window(base_stats, base_players, each, args.move_timeout, base_pids, nodes)
     client_cpu = time.process_time() + cpu_seconds(base_players.pid) - client0
     rss = [rss_mib(p.pid) for p in procs]
+    if args.anatomy:
+        await print_anatomy(bases, args.anatomy)
     for table in tables:
         for seat in table.seats:
             await seat.ws.close()

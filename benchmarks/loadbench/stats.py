@@ -88,6 +88,31 @@ async def gc_pauses(bases: list[str]) -> Counter[str]:
     return out
 
 
+async def print_anatomy(bases: list[str], types: int) -> None:
+    """Each server's memory by type (``GET /metrics/memory``, app/core/heap.py), in bytes
+    per table it caches and per socket it holds, with the resident size the census does
+    not explain (the event loop's handles, the allocator's free lists)."""
+    async with httpx.AsyncClient(timeout=120) as http:
+        for i, base in enumerate(bases):
+            r = await http.get(base + "/metrics/memory", params={"limit": types})
+            r.raise_for_status()
+            body = r.json()
+            tables, sockets = max(body["cached_tables"], 1), max(body["sockets"], 1)
+            rss = body["rss_bytes"] or 0
+            print(
+                f"memory of server {i}: {rss / 2**20:.1f} MiB resident, "
+                f"{body['bytes'] / 2**20:.1f} MiB in {body['objects']} objects made since "
+                f"start-up; {body['cached_tables']} tables cached, {body['sockets']} sockets",
+                flush=True,
+            )
+            for row in body["types"]:
+                print(
+                    f"  {row['bytes'] / tables:8.0f} B/table {row['bytes'] / sockets:7.0f} B/socket"
+                    f" {row['count'] / sockets:6.2f}/socket  {row['type']}",
+                    flush=True,
+                )
+
+
 def instruction_figures(m: Stats, b: Stats) -> dict[str, Any]:
     """Instructions per move, and per move beyond what the system does with no move at
     all (the "marginal" ones: its timers and heartbeats, a fixed cost per second, left

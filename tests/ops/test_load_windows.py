@@ -74,6 +74,7 @@ def test_a_run_reports_each_window_and_the_machine(pg_url: str, tmp_path: Path) 
         tmp_path,
         "buraco_load_w",
         *("--tables", "2", "--seconds", "4", "--rounds", "2", "--hand-size", "5"),
+        *("--anatomy", "12"),
     )
     for system in ("", "baseline_"):
         windows = summary[f"{system}p99_ms_windows"]
@@ -91,6 +92,13 @@ def test_a_run_reports_each_window_and_the_machine(pg_url: str, tmp_path: Path) 
     assert summary["server_gc_pause_ms"] >= 0, summary
     assert sum(summary["server_gc_pauses_by_generation"]) == pauses, summary
     assert any(line.startswith("servers' collector in their windows: ") for line in lines)
+    # --anatomy: each server's memory by type, with the tables and sockets it serves (2
+    # processes, split layout: each caches both tables and holds half the 8 sockets)
+    heads = [line for line in lines if line.startswith("memory of server ")]
+    assert len(heads) == 2, lines
+    assert all("2 tables cached, 4 sockets" in line for line in heads), heads
+    rows = [line for line in lines if "B/table" in line and "/socket" in line]
+    assert len(rows) == 2 * 12, lines
 
 
 @pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server")

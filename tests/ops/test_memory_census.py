@@ -1,0 +1,83 @@
+"""GET /metrics/memory: where a process's memory goes, by type, beside what it serves."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+import pytest
+from fastapi import FastAPI
+from pydantic import SecretStr
+
+from app.core import heap
+from app.core.config import Settings
+from app.main import create_app
+
+
+class Marker:
+    """Something a test makes after start-up, so the census must find it."""
+
+    def __init__(self, value: complex) -> None:
+        self.held = (value,)  # an untracked tuple holding an untracked value
+
+
+def _types(body: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {row["type"]: row for row in body["types"]}
+
+
+def test_the_census_counts_what_was_made_after_start_up_once_each() -> None:
+    before = _types(heap.census(limit=100_000)).get("complex", {"count": 0})["count"]
+    shared = complex(5000, 1)  # one plain value held by every marker: counted once
+    markers = [Marker(shared) for _ in range(300)]
+    body = heap.census(limit=100_000)
+    rows = _types(body)
+    assert rows[f"{__name__}.Marker"]["count"] == 300
+    listed = sum(row["bytes"] for row in body["types"])
+    assert 0 < listed <= body["bytes"]
+    assert [row["bytes"] for row in body["types"]] == sorted(
+        (row["bytes"] for row in body["types"]), reverse=True
+    )
+    # Held by 300 tuples, the value is counted once, not 300 times.
+    assert rows["complex"]["count"] - before == 1
+    del markers
+
+
+async def test_memory_names_the_cached_tables_and_the_open_sockets(
+    app: FastAPI, make_client: Callable[[], httpx.AsyncClient]
+) -> None:
+    client, guest = make_client(), make_client()
+    for http in (client, guest):
+        assert (await http.post("/api/auth/guest")).status_code == 201
+    r = await client.post("/api/tables", json={"preset": "cerrado", "players": 2})
+    assert r.status_code in (200, 201), r.text
+    sat = await guest.post(f"/api/tables/{r.json()['id']}/sit", json={})
+    assert sat.status_code == 200, sat.text  # a change made here: the table is cached
+    r = await client.get("/metrics/memory", params={"limit": 500})
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["cached_tables"] >= 1
+    assert body["sockets"] == 0  # no WebSocket is open in this test
+    assert body["rss_bytes"] > body["bytes"] > 0
+    entries = _types(body).get("app.tables.storage.cache.Entry")
+    assert entries is not None and entries["count"] == body["cached_tables"]
+    assert (await client.get("/metrics/memory", params={"limit": 0})).status_code == 422
+    bad = await client.get("/metrics/memory", params={"limit": "many"})
+    assert bad.status_code == 422 and bad.json()["error"]["code"] == "validation_error"
+
+
+@pytest.mark.parametrize("token", [None, "scrape-me"])
+async def test_production_memory_needs_the_metrics_token(
+    settings: Settings, token: str | None
+) -> None:
+    production = settings.model_copy(
+        update={"env": "production", "metrics_token": SecretStr(token) if token else None}
+    )
+    transport = httpx.ASGITransport(app=create_app(production))
+    async with httpx.AsyncClient(transport=transport, base_url="http://t") as http:
+        assert (await http.get("/metrics/memory")).status_code == 404
+        wrong = await http.get("/metrics/memory", headers={"Authorization": "Bearer nope"})
+        assert wrong.status_code == 404
+        if token:
+            r = await http.get("/metrics/memory", headers={"Authorization": f"Bearer {token}"})
+            assert r.status_code == 200 and r.json()["objects"] > 0
