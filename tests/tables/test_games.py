@@ -86,6 +86,13 @@ async def check_game(
         assert p.tables[tid].v == truth.last_v
     verify = (await people[0].http.get(f"/api/games/{game_id}/verify")).json()
     assert verify["ok"] is True
+    # A seeded hand's record keeps what its deal follows from, not the deal; the check
+    # derives the deal and shows it, every seat's cards.
+    assert any(h["scheme"] == "seed" for h in verify["hands"]), verify
+    for kept, checked in zip(game["hands"], verify["hands"], strict=True):
+        if checked["scheme"] == "seed":
+            assert not kept.get("deal")
+            assert len(checked["deal"]["hands"]) == len(people), checked
     return game
 
 

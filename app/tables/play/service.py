@@ -393,13 +393,16 @@ class TableService:
         if client_seed is not None and hand.cutter is not None:
             seeds[hand.cutter] = client_seed
         deal = fairdeal.derive_deal(rules, hand.server_seed, seeds, position, hand.first)
+        # The record keeps what the deal follows from (seed, seeds, cut, first), not the
+        # deal: every process caches every hand's record of the match with the meta and
+        # publishes the meta whole on each table change (about 1.9 KiB a hand), and the
+        # replay and /verify derive it (app/rules/replay.py, hand_deal).
         meta.hands[-1] = hand.model_copy(
             update={
                 "cut": position,
                 "cut_by": by,
                 "cut_deadline": None,
                 "client_seeds": seeds,
-                "deal": deal_to_dict(deal),
             }
         )
         change.records.append(table_record("hand_cut", meta))

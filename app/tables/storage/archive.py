@@ -11,7 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from app.core.db import unit_of_work
 from app.core.errors import AppError
 from app.rules import fairdeal
-from app.rules.deal import deal_commitment, deal_from_dict
+from app.rules.deal import deal_commitment, deal_from_dict, deal_to_dict
 from app.rules.replay import Mismatch, hand_deal
 from app.rules.ruleset import ruleset_from_dict
 from app.tables.storage.meta import TableMeta
@@ -93,7 +93,8 @@ def verify(game: Game) -> dict[str, Any]:
             out["cut_by"] = h.get("cut_by")
             try:
                 out["recomputed"] = fairdeal.commitment(h.get("server_seed") or "")
-                hand_deal(rules, h)
+                # The record holds what the deal follows from; the deal shown is derived.
+                out["deal"] = deal_to_dict(hand_deal(rules, h))
                 out["ok"] = True
             except (Mismatch, ValueError, KeyError, TypeError):
                 out.setdefault("recomputed", "")
