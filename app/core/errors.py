@@ -141,16 +141,21 @@ async def _validation_error(_request: Request, exc: Exception) -> JSONResponse:
     return error_response(422, "validation_error", message, fields=fields)
 
 
-async def _pool_exhausted(request: Request, exc: Exception) -> JSONResponse:
-    """Every pooled database connection stayed busy for ``db_pool_timeout_seconds``:
-    answer at once that the client may retry, rather than queue or fail with a 500."""
-    log.warning("database pool exhausted on %s %s", request.method, request.url.path)
+def _busy() -> JSONResponse:
+    """503 ``server_busy`` with Retry-After: the request changed nothing; retry shortly."""
     return error_response(
         503,
         "server_busy",
         "The server is busy right now; try again in a moment.",
         headers={"Retry-After": "1"},
     )
+
+
+async def _pool_exhausted(request: Request, exc: Exception) -> JSONResponse:
+    """Every pooled database connection stayed busy for ``db_pool_timeout_seconds``:
+    answer at once that the client may retry, rather than queue or fail with a 500."""
+    log.warning("database pool exhausted on %s %s", request.method, request.url.path)
+    return _busy()
 
 
 def database_unreachable(exc: BaseException) -> bool:
@@ -171,12 +176,7 @@ async def _database_error(request: Request, exc: Exception) -> JSONResponse:
     if not database_unreachable(exc):
         return await _unexpected_error(request, exc)
     log.warning("database not answering on %s %s: %s", request.method, request.url.path, exc)
-    return error_response(
-        503,
-        "server_busy",
-        "The server is busy right now; try again in a moment.",
-        headers={"Retry-After": "1"},
-    )
+    return _busy()
 
 
 async def _unexpected_error(request: Request, exc: Exception) -> JSONResponse:

@@ -144,17 +144,23 @@ def _production(settings: Settings, token: str | None) -> Settings:
 
 
 @pytest.mark.parametrize("token", [None, "scrape-me"])
-async def test_production_metrics_need_the_token(settings: Settings, token: str | None) -> None:
+@pytest.mark.parametrize("path", ["/metrics", "/metrics/memory"])
+async def test_production_metrics_need_the_token(
+    settings: Settings, token: str | None, path: str
+) -> None:
     app: FastAPI = create_app(_production(settings, token))
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://t") as http:
-        assert (await http.get("/metrics")).status_code == 404
-        wrong = await http.get("/metrics", headers={"Authorization": "Bearer nope"})
+        assert (await http.get(path)).status_code == 404
+        wrong = await http.get(path, headers={"Authorization": "Bearer nope"})
         assert wrong.status_code == 404
         if token:
-            r = await http.get("/metrics", headers={"Authorization": f"Bearer {token}"})
+            r = await http.get(path, headers={"Authorization": f"Bearer {token}"})
             assert r.status_code == 200
-            assert "# TYPE buraco_moves_total counter" in r.text
+            if path == "/metrics":
+                assert "# TYPE buraco_moves_total counter" in r.text
+            else:
+                assert r.json()["objects"] > 0
 
 
 async def test_development_serves_metrics_without_a_token(

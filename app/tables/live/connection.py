@@ -406,13 +406,10 @@ class Connection:
                     await self._handle_pub(*item)
             except asyncio.CancelledError:
                 raise
-            except REDIS_UNAVAILABLE:
-                log.warning("Redis unavailable for user %s on %s", self.user_id, kind)
-                busy = server_busy()
-                await self._write(error_frame(busy.code, busy.message))
             except Exception as exc:
-                if database_unreachable(exc):  # lost under the command: nothing changed
-                    log.warning("database not answering for user %s on %s", self.user_id, kind)
+                # Redis or the database not answering: retryable, not a fault of ours.
+                if isinstance(exc, REDIS_UNAVAILABLE) or database_unreachable(exc):
+                    log.warning("store unavailable for user %s on %s: %r", self.user_id, kind, exc)
                     busy = server_busy()
                     await self._write(error_frame(busy.code, busy.message))
                 else:
