@@ -41,17 +41,22 @@ def _wake_first(waiters: Waiters) -> Waiters:
 
 class ReceiveQueue:
     """An unbounded FIFO queue, as ``asyncio.Queue(maxsize=0)``: ``put_nowait``, ``get``,
-    ``get_nowait``, ``empty``, ``qsize``. Getters are served in the order they came."""
+    ``get_nowait``, ``empty``, ``qsize``. Getters are served in the order they came.
 
-    __slots__ = ("_items", "_loop", "_getters", "sink")
+    With a ``sink`` set, the queue has no reader waiting on it: each item is offered to
+    the sink while nothing is queued ahead of it, and an item the sink takes (it returns
+    True) is its. One it declines is queued, and so is everything after it until the
+    queue is emptied again, so the order holds; ``notify`` is called for each item
+    queued, so that whoever drains the queue knows there is something to drain."""
+
+    __slots__ = ("_items", "_loop", "_getters", "sink", "notify")
 
     def __init__(self, loop: asyncio.AbstractEventLoop, items: list[Any] | None = None) -> None:
         self._loop = loop
         self._items: list[Any] | None = items or None
         self._getters: Waiters = None
-        # Offered each item while a getter waits and nothing is queued ahead of it; an
-        # item the sink takes (it returns True) is its, and the getter sleeps on.
         self.sink: Callable[[Any], bool] | None = None
+        self.notify: Callable[[], None] | None = None
 
     def qsize(self) -> int:
         return len(self._items) if self._items else 0
@@ -61,7 +66,7 @@ class ReceiveQueue:
 
     def put_nowait(self, item: Any) -> None:
         sink = self.sink
-        if sink is not None and self._getters and self._items is None and sink(item):
+        if sink is not None and self._items is None and sink(item):
             return
         if self._items is None:
             self._items = [item]
@@ -69,6 +74,9 @@ class ReceiveQueue:
             self._items.append(item)
         if self._getters:
             self._getters = _wake_first(self._getters)
+        notify = self.notify
+        if notify is not None:
+            notify()
 
     def get_nowait(self) -> Any:
         items = self._items

@@ -1,6 +1,8 @@
-"""``Connection.end`` cuts the read short from outside, and never cancels the reader
-when the reader itself ends the socket (its queue full): that cancel would fall on the
-clean-up that follows and leave the connection among the hub's listeners."""
+"""How a socket's pump ends. ``Connection.end`` wakes the pump from outside and stops a
+reading task of its own (a server without the lean receive queue), but never cancels that
+task when the task itself ends the socket (its queue full): the cancel would fall on
+whatever it awaits next. What the protocol's callback declines is read by the pump, in
+order, and a client's close ends it."""
 
 from __future__ import annotations
 
@@ -8,46 +10,128 @@ import asyncio
 from types import SimpleNamespace
 from typing import Any
 
-from app.tables.live.connection import Connection
+from starlette.websockets import WebSocketState
+
+from app.core.lean import ReceiveQueue
+from app.tables.live.connection import MAX_QUEUE, Connection
 
 
 class FakeWs:
-    def __init__(self) -> None:
+    """Starlette's WebSocket as the pump sees it, reading from a ReceiveQueue."""
+
+    def __init__(self, queue: ReceiveQueue | None = None) -> None:
         self.closed: list[int] = []
+        self.sent: list[str] = []
+        self.queue = queue
+        self.application_state = WebSocketState.CONNECTED
+        self.client_state = WebSocketState.CONNECTED
 
     async def receive(self) -> dict[str, Any]:
-        await asyncio.sleep(3600)  # a client that never sends
-        return {}
+        if self.queue is None:
+            await asyncio.sleep(3600)  # a client that never sends
+            return {}
+        message: dict[str, Any] = await self.queue.get()
+        if message["type"] == "websocket.disconnect":
+            self.client_state = WebSocketState.DISCONNECTED
+        return message
+
+    async def send_text(self, text: str) -> None:
+        self.sent.append(text)
 
     async def close(self, code: int = 1000, reason: str = "") -> None:
         self.closed.append(code)
+        self.application_state = WebSocketState.DISCONNECTED
 
 
-def connection() -> tuple[Connection, FakeWs]:
-    ws = FakeWs()
+def connection(ws: FakeWs) -> Connection:
     hub = SimpleNamespace(table_cache=object())
     svc = SimpleNamespace(cache=object())
-    return Connection(ws, 1, "a", hub, svc), ws  # type: ignore[arg-type]
+    return Connection(ws, 1, "a", hub, svc)  # type: ignore[arg-type]
 
 
-async def test_ended_by_its_own_reader_the_task_goes_on_uncancelled() -> None:
-    conn, ws = connection()
+async def test_a_reading_task_that_ends_the_socket_itself_goes_on_uncancelled() -> None:
+    ws = FakeWs()
+    conn = connection(ws)
+    conn.queue.extend([("frame", {})] * MAX_QUEUE)  # full: the next item ends the socket
 
     async def read() -> None:
-        conn.end(4009, "too_slow")  # as _enqueue does when the queue is full
+        conn._on_message({"type": "websocket.receive", "text": "{}"})
+        await asyncio.sleep(0.01)  # the reader's next await: no cancellation lands here
 
-    conn._read = read  # type: ignore[method-assign]
-    await conn._read_until_ended()
-    await asyncio.sleep(0.01)  # the clean-up's awaits: no cancellation lands here
-    assert conn.closed and ws.closed == [4009]
-
-
-async def test_ended_from_outside_the_waiting_read_stops() -> None:
-    conn, ws = connection()
-    reading = asyncio.ensure_future(conn._read_until_ended())
+    reader = asyncio.ensure_future(read())
+    conn._reader = reader
+    await asyncio.wait_for(reader, 1)
+    assert not reader.cancelled() and conn.closed
     await asyncio.sleep(0.01)
+    assert ws.closed == [4009]
+
+
+async def test_ended_from_outside_the_reading_task_stops_and_the_pump_ends() -> None:
+    ws = FakeWs()
+    conn = connection(ws)
+    conn._reader = reader = asyncio.ensure_future(conn._read())
+    pump = asyncio.ensure_future(conn._pump())
+    await asyncio.sleep(0.01)
+    assert conn._wake is not None  # the pump waits for work
     conn.end(4001, "session_ended")
-    await asyncio.wait_for(reading, 1)  # returned, not cancelled
-    assert not reading.cancelled() and conn.closed
+    await asyncio.wait_for(pump, 1)
     await asyncio.sleep(0.01)
-    assert ws.closed == [4001]
+    assert reader.cancelled() and conn.closed and ws.closed == [4001]
+
+
+async def test_the_pump_reads_what_the_callback_declined_in_order_then_the_close() -> None:
+    queue = ReceiveQueue(asyncio.get_running_loop())
+    ws = FakeWs(queue)
+    conn = connection(ws)
+    conn._declined = queue
+    queue.sink, queue.notify = conn._take, conn._wake_pump
+    handled: list[str] = []
+
+    async def handle(text: str) -> None:
+        handled.append(text)
+
+    conn._handle_text = handle  # type: ignore[method-assign]
+    pump = asyncio.ensure_future(conn._pump())
+    await asyncio.sleep(0)
+
+    def arrive(message: dict[str, Any]) -> None:
+        queue.put_nowait(message)
+
+    arrive({"type": "websocket.receive", "text": '"a"'})  # taken in the callback
+    assert queue.empty() and conn.queue == [("msg", '"a"')]
+    arrive({"type": "websocket.receive", "bytes": b"{}"})  # declined: queued for the pump
+    arrive({"type": "websocket.receive", "text": '"b"'})  # behind it: queued too
+    assert queue.qsize() == 2
+    await asyncio.sleep(0.01)
+    assert handled == ['"a"', '"b"'] and queue.empty()
+    assert [orjson_code(t) for t in ws.sent] == ["bad_message"]
+    arrive({"type": "websocket.receive", "text": '"c"'})  # the queue was read empty: taken
+    await asyncio.sleep(0.01)
+    assert handled == ['"a"', '"b"', '"c"']
+    arrive({"type": "websocket.disconnect", "code": 1001})
+    await asyncio.wait_for(pump, 1)
+    assert conn.closed and conn.ws_log.close_code == 1001
+    assert ws.closed == []  # the client left: nothing to close
+
+
+async def test_a_flood_is_refused_then_closed_after_the_refusals_are_written() -> None:
+    queue = ReceiveQueue(asyncio.get_running_loop())
+    ws = FakeWs(queue)
+    conn = connection(ws)
+    conn._declined = queue
+    queue.sink, queue.notify = conn._take, conn._wake_pump
+    conn.tokens = 0
+    conn.stamp += 3600  # no refill while the test runs
+    pump = asyncio.ensure_future(conn._pump())
+    for _ in range(200):
+        queue.put_nowait({"type": "websocket.receive", "text": "{}"})
+    await asyncio.wait_for(pump, 1)
+    codes = [orjson_code(t) for t in ws.sent]
+    assert codes == ["rate_limited"] * 99 and ws.closed == [1008]
+
+
+def orjson_code(text: str) -> str:
+    import orjson
+
+    frame = orjson.loads(text)
+    return str(frame.get("code", frame["type"]))

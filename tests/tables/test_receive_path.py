@@ -1,7 +1,7 @@
 """A socket's messages taken in the protocol's own callback (app/tables/live/sockets.py
 ``take_receives``, app/core/lean.py's queue sink, ``Connection._take``): the common
-message goes to the pump without waking the reader; anything else reaches the reader as
-before, in order. The last test runs real uvicorn processes."""
+message goes to the pump with no task reading the socket; anything else is queued for
+the pump to read, in order. The last test runs real uvicorn processes."""
 
 from __future__ import annotations
 
@@ -17,14 +17,15 @@ from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIO
 from app.core.lean import ReceiveQueue
 from app.tables.live.connection import MAX_QUEUE, Connection
 from app.tables.live.protocol import MAX_FRAME_BYTES, RATE_PER_SECOND
-from app.tables.live.sockets import take_receives
+from app.tables.live.sockets import PAUSE_READING_AFTER, take_receives
 from tests.tables.harness import ORIGIN, Player, Server
 
 
-def test_a_waiting_getter_sleeps_through_what_the_sink_takes_and_order_holds() -> None:
+def test_the_sink_takes_while_nothing_is_queued_and_order_holds() -> None:
     async def check() -> None:
         queue = ReceiveQueue(asyncio.get_running_loop())
         taken: list[str] = []
+        notified: list[int] = []
 
         def sink(item: str) -> bool:
             if item.startswith("take"):
@@ -32,26 +33,21 @@ def test_a_waiting_getter_sleeps_through_what_the_sink_takes_and_order_holds() -
                 return True
             return False
 
-        queue.sink = sink
-        queue.put_nowait("take-0")  # nobody waits yet: queued, not offered
-        assert taken == [] and await queue.get() == "take-0"
-
-        getter = asyncio.ensure_future(queue.get())
-        await asyncio.sleep(0)
-        queue.put_nowait("take-1")  # a getter waits, nothing ahead: the sink's
-        await asyncio.sleep(0)
-        assert taken == ["take-1"] and not getter.done() and queue.empty()
-
-        queue.put_nowait("keep-2")  # declined: the getter has it
+        queue.sink, queue.notify = sink, lambda: notified.append(queue.qsize())
+        queue.put_nowait("take-1")  # nothing ahead: the sink's, nobody notified
+        assert taken == ["take-1"] and queue.empty() and notified == []
+        queue.put_nowait("keep-2")  # declined: queued, and whoever drains is told
         queue.put_nowait("take-3")  # something is queued ahead: not offered
-        assert await getter == "keep-2"
-        assert await queue.get() == "take-3" and taken == ["take-1"]
+        assert notified == [1, 2] and taken == ["take-1"]
+        assert queue.get_nowait() == "keep-2" and await queue.get() == "take-3"
+        queue.put_nowait("take-4")  # read empty again: offered again
+        assert taken == ["take-1", "take-4"] and queue.empty()
 
-        queue.sink = None  # no sink: a plain queue
+        queue.sink = queue.notify = None  # no sink: a plain queue
         getter = asyncio.ensure_future(queue.get())
         await asyncio.sleep(0)
-        queue.put_nowait("take-4")
-        assert await getter == "take-4" and taken == ["take-1"]
+        queue.put_nowait("take-5")
+        assert await getter == "take-5" and taken == ["take-1", "take-4"]
 
     asyncio.run(check())
 
@@ -59,15 +55,21 @@ def test_a_waiting_getter_sleeps_through_what_the_sink_takes_and_order_holds() -
 class _Transport:
     def __init__(self) -> None:
         self.paused = 0
+        self.resumed = 0
 
     def pause_reading(self) -> None:
         self.paused += 1
+
+    def resume_reading(self) -> None:
+        self.resumed += 1
 
 
 def test_uvicorn_does_not_pause_reading_for_a_message_the_sink_took() -> None:
     """uvicorn's own code (``send_receive_event_to_app``) pauses reading after every
     message it queues; a message the sink took is never read from the queue, so reading
-    must go on; a declined one is queued and paused for, as before."""
+    must go on. Declined ones are queued for the socket's task, which is told of each;
+    once a few wait, reading pauses until uvicorn's ``receive`` has read the queue
+    empty."""
 
     async def check() -> None:
         proto: Any = WebSocketsSansIOProtocol.__new__(WebSocketsSansIOProtocol)
@@ -75,9 +77,12 @@ def test_uvicorn_does_not_pause_reading_for_a_message_the_sink_took() -> None:
         proto.transport = transport = _Transport()
         proto.read_paused, proto.close_sent = False, False
         got: list[Any] = []
-        assert take_receives(proto.send, lambda m: got.append(m) or m["text"] == "take")
-        reader = asyncio.ensure_future(queue.get())
-        await asyncio.sleep(0)
+        told: list[int] = []
+        assert take_receives(
+            proto.send,
+            lambda m: got.append(m) or m["text"] == "take",
+            lambda: told.append(queue.qsize()),
+        )
 
         def arrive(text: str) -> None:
             proto.curr_msg_data_type, proto.frames = "text", [text.encode()]
@@ -85,16 +90,22 @@ def test_uvicorn_does_not_pause_reading_for_a_message_the_sink_took() -> None:
 
         arrive("take")
         assert [m["text"] for m in got] == ["take"] and transport.paused == 0
-        assert not reader.done() and queue.empty()
-        arrive("other")  # declined: queued for the reader
-        assert (await reader)["text"] == "other"
-        proto.read_paused = False  # as uvicorn's receive() leaves it once the queue is empty
-        arrive("take")  # nobody waits now: queued and paused for, as before
-        assert transport.paused == 1 and queue.qsize() == 1
+        assert queue.empty() and told == []
+        arrive("other")  # declined: queued for the socket's task, which is told
+        assert told == [1] and transport.paused == 0
+        assert (await proto.receive())["text"] == "other"
+        arrive("take")  # reading goes on, as after any message the sink took
+        for n in range(PAUSE_READING_AFTER):
+            arrive(f"other-{n}")
+        assert transport.paused == 1 and queue.qsize() == PAUSE_READING_AFTER
+        resumed = transport.resumed
+        for n in range(PAUSE_READING_AFTER):
+            assert (await proto.receive())["text"] == f"other-{n}"
+        assert transport.resumed == resumed + 1 and not proto.read_paused
 
         # another server's queue: nothing to take
         other = SimpleNamespace(queue=asyncio.Queue(), read_paused=False)
-        assert take_receives(getattr(other, "send", None), lambda m: True) is None
+        assert take_receives(getattr(other, "send", None), lambda m: True, lambda: None) is None
 
     asyncio.run(check())
 

@@ -1,10 +1,12 @@
 """One WebSocket connection: parse, rate-limit, dispatch; one pump writes the frames.
 
-Two common cases skip a task switch, each only when nothing can be ahead of it: a
-plain text message goes to the pump from the protocol's callback while the reader waits
-(``_take``), and the next commit of a watched table is written by the hub's callback
-while the pump waits with nothing queued (``_write_now``). Everything else goes the
-long way, in order."""
+On uvicorn's sans-I/O protocol a socket has one task, its pump, and no task waiting to
+read: a plain text message goes to the pump from the protocol's callback (``_take``),
+and what that declines (a close, a binary frame, a refusal for rate) is queued for the
+pump to read, in order. The next commit of a watched table is written by the hub's
+callback while the pump waits with nothing queued (``_write_now``), since nothing can
+be ahead of it. Everything else goes the long way, in order. On another server a
+second task reads the socket."""
 
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 
 from app.core import metrics
 from app.core.errors import AppError, database_unreachable
+from app.core.lean import ReceiveQueue
 from app.core.logging import WsSession
 from app.rules.legal import legal_commands
 from app.rules.serialize import command_from_dict, command_to_dict
@@ -100,11 +103,12 @@ class Connection:
         self.opened_at: float | None = None  # when counted among the user's sockets
         self.private = user_channel(user_id)
         self.hang_up: asyncio.Task[None] | None = None
-        # The task reading the socket, while it reads: ending the socket from outside
+        # What the protocol's callback declined, for the pump to read (uvicorn's sans-I/O
+        # protocol), or else the task reading the socket: ending the socket from outside
         # (session over, evicted, too slow) cancels that read, since a client that
         # neither reads nor writes would otherwise keep it waiting for ever.
-        self._reader: asyncio.Task[Any] | None = None
-        self._cut = False
+        self._declined: ReceiveQueue | None = None
+        self._reader: asyncio.Task[None] | None = None
         self.ws_log = WsSession(user_id)  # its closing log line and the socket gauge
         self.direct = sockets.direct_text_sender(self.session.raw_send)
         # Frames the hub may write itself while the pump is idle (``_write_now``).
@@ -188,6 +192,9 @@ class Connection:
     def push(self, item: tuple[str, Any]) -> None:
         """Queue work for the pump, past the bound (a close must always get in)."""
         self.queue.append(item)
+        self._wake_pump()
+
+    def _wake_pump(self) -> None:
         wake = self._wake
         if wake is not None and not wake.done():
             wake.set_result(None)
@@ -200,11 +207,12 @@ class Connection:
         log.info("closing the socket of user %s: %s", self.user_id, reason)
         self.ws_log.closed(code)
         self.closed = True
-        # Not when the reader ends the socket itself (its queue full): it sees ``closed``
-        # as it goes on, and a cancel it asked of itself would fall on the clean-up.
+        self._wake_pump()
+        # A reading task of its own (another server than uvicorn's sans-I/O one) is
+        # stopped, but not when it ends the socket itself (its queue full): a cancel it
+        # asked of itself would fall on whatever it awaits next.
         reader = self._reader
-        if reader is not None and not self._cut and reader is not asyncio.current_task():
-            self._cut = True
+        if reader is not None and reader is not asyncio.current_task():
             reader.cancel()
         self.hang_up = asyncio.get_running_loop().create_task(
             sockets.hang_up(self.ws, code, reason, HANG_UP_SECONDS, self.session.raw_send)
@@ -230,22 +238,27 @@ class Connection:
         expiry = self.session.expiry_timer(self.end)
         await presence.mark_online(self.svc.redis, self.user_id, self.svc.settings.redis_buckets)
         self.send({"type": "hello", "user": {"id": self.user_id, "name": self.name}})
-        pump = asyncio.create_task(self._pump())
-        taken = sockets.take_receives(self.session.raw_send, self._take)
+        # The socket's own task is its pump: what the client sends is taken in the
+        # protocol's callback (``_take``), or queued for the pump to read when declined
+        # (``_read_declined``). Only on another server does a second task read.
+        taken = sockets.take_receives(self.session.raw_send, self._take, self._wake_pump)
+        self._declined = taken
+        if taken is None:
+            self._reader = asyncio.get_running_loop().create_task(self._read())
         try:
-            await self._read_until_ended()
+            await self._pump()
         finally:
+            self.closed = True
             if taken is not None:
-                taken.sink = None
+                taken.sink = taken.notify = None
+            self._declined = None
             if expiry is not None:
                 expiry.cancel()
-            if self.closing:  # let the pump write what it owes (e.g. rate_limited), then close
-                with contextlib.suppress(Exception):
-                    await asyncio.wait_for(asyncio.shield(pump), DRAIN_SECONDS)
-            self.closed = True
-            pump.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await pump
+            reader, self._reader = self._reader, None
+            if reader is not None:
+                reader.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await reader
             if self.hang_up is not None:  # the close frame goes out before we return
                 with contextlib.suppress(Exception):
                     await asyncio.wait_for(asyncio.shield(self.hang_up), HANG_UP_SECONDS * 2)
@@ -272,56 +285,73 @@ class Connection:
             except Exception:
                 log.exception("closing a socket of user %s", self.user_id)
 
-    async def _read_until_ended(self) -> None:
-        """Read until the client leaves or ``end`` cuts the read short."""
-        if self.closed:
-            return
-        task = asyncio.current_task()
-        self._reader = task
-        try:
-            await self._read()
-        except asyncio.CancelledError:
-            # Ours (``end``) is taken back; any other cancellation (shutdown) goes on.
-            if not self._cut or task is None or task.uncancel() > 0:
-                raise
-        finally:
-            self._reader = None
-
     async def _read(self) -> None:
+        """A reading task, for a server whose protocol has no lean queue to take messages
+        from in its callback: each message is handled as the pump handles a declined
+        one, then the pump is woken to end when the client has left."""
         while not self.closed:
             try:
                 message = await self.ws.receive()
             except (WebSocketDisconnect, RuntimeError) as exc:
-                self.ws_log.closed(getattr(exc, "code", None))
+                self._left(getattr(exc, "code", None))
                 return
-            if message["type"] == "websocket.disconnect":
-                self.ws_log.closed(message.get("code"))
+            self._on_message(message)
+
+    async def _read_declined(self) -> None:
+        """Read what the protocol's callback declined (``_take``), in order: each read
+        returns at once, the messages being queued already."""
+        queue = self._declined
+        while queue is not None and queue.qsize() and not self.closed:
+            try:
+                message = await self.ws.receive()
+            except (WebSocketDisconnect, RuntimeError) as exc:
+                self._left(getattr(exc, "code", None))
                 return
-            text = message.get("text")
-            if text is None:
-                data = message.get("bytes") or b""
-                if len(data) > MAX_FRAME_BYTES:
-                    await self._close(1009)
-                    return
-                self.send(error_frame("bad_message", "Send JSON text frames."))
-                continue
-            # The limit is in bytes: count them when the characters alone do not settle it.
-            if len(text) > MAX_FRAME_BYTES or (
-                len(text) * 4 > MAX_FRAME_BYTES and len(text.encode()) > MAX_FRAME_BYTES
-            ):
-                await self._close(1009)
+            self._on_message(message)
+
+    def _left(self, code: int | None) -> None:
+        """The client closed the socket, or its connection was lost."""
+        self.ws_log.closed(code)
+        self.closed = True
+        self._wake_pump()
+
+    def _on_message(self, message: Any) -> None:
+        """One message from the client that ``_take`` did not take: a disconnect, a
+        binary frame, a frame that may be too large, one beyond the rate."""
+        if self.closed or self.closing:
+            return
+        if message["type"] == "websocket.disconnect":
+            self._left(message.get("code"))
+            return
+        text = message.get("text")
+        if text is None:
+            data = message.get("bytes") or b""
+            if len(data) > MAX_FRAME_BYTES:
+                self._close_after(1009)
                 return
-            if not self._allow():
-                self.refused += 1
-                if self.refused >= FLOOD_CLOSE_AFTER:
-                    # Closed by the pump, after the error frames queued before it.
-                    self.closing = True
-                    self.push(("close", 1008))
-                    return
-                self.send(error_frame("rate_limited", "Too many messages; slow down."))
-                continue
-            self.refused = 0
-            self._enqueue(("msg", text))
+            self.send(error_frame("bad_message", "Send JSON text frames."))
+            return
+        # The limit is in bytes: count them when the characters alone do not settle it.
+        if len(text) > MAX_FRAME_BYTES or (
+            len(text) * 4 > MAX_FRAME_BYTES and len(text.encode()) > MAX_FRAME_BYTES
+        ):
+            self._close_after(1009)
+            return
+        if not self._allow():
+            self.refused += 1
+            if self.refused >= FLOOD_CLOSE_AFTER:
+                self._close_after(1008)  # after the error frames queued before it
+                return
+            self.send(error_frame("rate_limited", "Too many messages; slow down."))
+            return
+        self.refused = 0
+        self._enqueue(("msg", text))
+
+    def _close_after(self, code: int) -> None:
+        """Close once the pump has written what is queued before the close; the client's
+        further messages are ignored."""
+        self.closing = True
+        self.push(("close", code))
 
     def _allow(self) -> bool:
         self._refill()
@@ -336,12 +366,12 @@ class Connection:
         self.stamp = now
 
     def _take(self, message: Any) -> bool:
-        """The reader's work for the common message, done in the protocol's callback
-        while the reader waits (``sockets.take_receives``): a text frame plainly within
-        the size limit, from a client within its rate, on a socket that is not closing,
-        goes to the pump as the reader would send it. Anything else (binary, a frame
-        that may be too large, a refusal for rate, a close, a disconnect) is declined
-        before anything changes, and the reader handles it as before."""
+        """The common message, taken in the protocol's callback
+        (``sockets.take_receives``): a text frame plainly within the size limit, from a
+        client within its rate, on a socket that is not closing, goes to the pump as
+        ``_on_message`` would send it. Anything else (binary, a frame that may be too
+        large, a refusal for rate, a close, a disconnect) is declined before anything
+        changes, and the pump reads it and hands it to ``_on_message``."""
         if type(message) is not dict or message.get("type") != "websocket.receive":
             return False
         text = message.get("text")
@@ -387,6 +417,10 @@ class Connection:
     async def _pump(self) -> None:
         queue = self.queue
         while not self.closed:
+            declined = self._declined
+            if declined is not None and declined.qsize():
+                await self._read_declined()
+                continue
             if not queue:
                 self._wake = asyncio.get_running_loop().create_future()
                 try:
@@ -420,7 +454,11 @@ class Connection:
                 # payload (a deal's, every card dealt in it, is about 16 KiB a table)
                 # would otherwise live on in this frame until the table's next commit.
                 del item
-        if self.ws.application_state == WebSocketState.CONNECTED and self.hang_up is None:
+        if (
+            self.ws.application_state == WebSocketState.CONNECTED
+            and self.ws.client_state == WebSocketState.CONNECTED
+            and self.hang_up is None
+        ):
             await self._close(1000)
 
     async def _handle_pub(self, channel: str, payload: Any) -> None:

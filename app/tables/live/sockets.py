@@ -295,20 +295,29 @@ def drop_handshake(raw_send: Any) -> None:
             proto.__dict__ = dict(proto.__dict__)
 
 
-def take_receives(raw_send: Any, sink: Callable[[Any], bool]) -> ReceiveQueue | None:
-    """Have ``sink`` offered each message uvicorn's sans-I/O protocol receives while the
-    socket's reader waits with nothing queued (the lean receive queue ``drop_handshake``
-    put in), in the protocol's own callback: a message it takes never wakes the reader
-    nor climbs back up Starlette's ``receive``. What it declines is queued for the
-    reader as before, and so is everything after it until the reader has caught up, so
-    the order holds. Returns the queue (whose ``sink`` the caller sets back to None when
-    done), or None when the socket has no lean queue (another server).
+# Messages a socket's own task has still to read (declined by its sink, queued): past
+# this many, reading from the client stops until the task has caught up.
+PAUSE_READING_AFTER = 16
 
-    uvicorn pauses reading after each message it queues, and resumes when the reader
-    takes the last one; a message the sink took is never read from the queue, so the
-    protocol is told its reading is already paused and leaves it running. The sink's
-    own work is bounded (the connection's queue and rate limit), and the protocol puts
-    its flag right again the next time the reader does read."""
+
+def take_receives(
+    raw_send: Any, sink: Callable[[Any], bool], notify: Callable[[], None]
+) -> ReceiveQueue | None:
+    """Have ``sink`` offered each message uvicorn's sans-I/O protocol receives, in the
+    protocol's own callback (the lean receive queue ``drop_handshake`` put in), so that a
+    socket needs no task waiting to read: a message the sink takes never climbs up
+    Starlette's ``receive``. What it declines is queued, and so is everything after it
+    until the queue is read empty, so the order holds; ``notify`` is called for each
+    message queued, and the socket's task reads them with ``WebSocket.receive`` as
+    before. Returns the queue (whose ``sink`` and ``notify`` the caller sets back to
+    None when done), or None when the socket has no lean queue (another server): the
+    caller then reads with a task of its own.
+
+    uvicorn pauses reading after each message it queues, and resumes when the last one
+    is read; a message the sink took is never read from the queue, so the protocol is
+    told its reading is already paused and leaves it running. Its ``receive`` resumes
+    reading whenever it empties the queue, so pausing here, once a few declined messages
+    wait, is undone by the read that catches up."""
     proto: Any = getattr(raw_send, "__self__", None)
     queue = getattr(proto, "queue", None)
     if not isinstance(queue, ReceiveQueue) or not hasattr(proto, "read_paused"):
@@ -320,7 +329,14 @@ def take_receives(raw_send: Any, sink: Callable[[Any], bool]) -> ReceiveQueue | 
             return True
         return False
 
-    queue.sink = offer
+    def queued() -> None:
+        if queue.qsize() >= PAUSE_READING_AFTER:
+            proto.read_paused = True
+            with contextlib.suppress(Exception):
+                proto.transport.pause_reading()
+        notify()
+
+    queue.sink, queue.notify = offer, queued
     return queue
 
 
