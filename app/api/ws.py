@@ -130,7 +130,7 @@ async def websocket_endpoint(ws: WebSocket) -> None:
         raw_send = ws.scope.get("state", {}).get("raw_send")
         sockets.bound_send_buffer(raw_send)
         sockets.drop_handshake(raw_send)
-        sockets.drop_request_headers(ws.scope)
+        sockets.trim_scope(ws.scope)
         link = sockets.SocketSession(
             token_hash=token_hash,
             expires_at=expires_at,

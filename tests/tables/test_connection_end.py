@@ -7,6 +7,7 @@ order, and a client's close ends it."""
 from __future__ import annotations
 
 import asyncio
+import time
 from types import SimpleNamespace
 from typing import Any
 
@@ -135,3 +136,40 @@ def orjson_code(text: str) -> str:
 
     frame = orjson.loads(text)
     return str(frame.get("code", frame["type"]))
+
+
+async def test_one_sweep_ends_every_open_socket_whose_session_expired() -> None:
+    from app.tables.live.sockets import SESSION_ENDED, ExpirySweep, SocketSession
+
+    ended: list[tuple[str, tuple[int, str]]] = []
+
+    class Conn:
+        def __init__(self, name: str, expires_at: float | None, closed: bool = False) -> None:
+            self.name, self.closed = name, closed
+            self.session = SocketSession(expires_at=expires_at)
+
+        def end(self, code: int, reason: str) -> None:
+            ended.append((self.name, (code, reason)))
+            self.closed = True
+
+    conns = {
+        Conn("past", 100.0),
+        Conn("now", 200.0),
+        Conn("later", 201.0),
+        Conn("forever", None),
+        Conn("gone", 50.0, closed=True),
+    }
+    sweep = ExpirySweep(conns, every=0.01)
+    assert sweep.sweep(200.0) == 2
+    assert sorted(ended) == [("now", SESSION_ENDED), ("past", SESSION_ENDED)]
+    assert sweep.sweep(200.5) == 0  # ended ones are closed now: not ended twice
+    late = Conn("late", 0.0)
+    conns.add(late)
+    next(c for c in conns if c.name == "later").session.expires_at = time.time() + 3600
+    sweep.start()  # on its timer, by the clock
+    for _ in range(100):
+        await asyncio.sleep(0.01)
+        if late.closed:
+            break
+    sweep.stop()
+    assert ("late", SESSION_ENDED) in ended and not any(n == "later" for n, _ in ended)

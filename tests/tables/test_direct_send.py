@@ -101,26 +101,47 @@ def test_the_handshake_is_let_go_once_accepted_and_not_before() -> None:
     drop_handshake(None)  # another server: nothing to do
 
 
-def test_the_request_headers_are_let_go_once_read() -> None:
+def test_the_request_headers_and_the_unread_scope_are_let_go_once_read() -> None:
     """After the accept the scope's headers, and Starlette's view of them (read before,
-    as the endpoint does), are empty: they do not live as long as the socket."""
+    as the endpoint does), are empty: they do not live as long as the socket. So is
+    whatever else of the scope nothing reads after the accept; the same dict, which
+    every layer holds, keeps what is read, at a smaller size."""
+    import sys
+
     from starlette.websockets import WebSocket
 
-    from app.tables.live.sockets import drop_request_headers
+    from app.tables.live.sockets import SCOPE_KEPT, trim_scope
 
     async def nothing(*_: Any) -> Any:
         return None
 
-    scope: dict[str, Any] = {
+    state = {"raw_send": nothing, "request_id": "r1"}
+    scope: dict[str, Any] = {  # what uvicorn's sans-I/O protocol gives an app
         "type": "websocket",
+        "asgi": {"version": "3.0", "spec_version": "2.4"},
+        "http_version": "1.1",
+        "scheme": "ws",
+        "server": ("127.0.0.1", 8000),
+        "client": ("127.0.0.1", 50000),
+        "root_path": "",
         "path": "/ws",
+        "raw_path": b"/ws",
+        "query_string": b"",
         "headers": [(b"host", b"x"), (b"cookie", b"buraco_session=secret")],
+        "subprotocols": [],
+        "state": state,
+        "extensions": {"websocket.http.response": {}},
+        "app": object(),
     }
     ws = WebSocket(scope, nothing, nothing)
     assert ws.headers["host"] == "x" and ws.cookies["buraco_session"] == "secret"
-    drop_request_headers(ws.scope)
+    app, size = scope["app"], sys.getsizeof(scope)
+    trim_scope(ws.scope)
     assert scope["headers"] == [] and list(ws.headers.raw) == []
-    drop_request_headers({"type": "websocket"})  # no headers: nothing to do
+    assert ws.scope is scope and sorted(scope) == sorted(SCOPE_KEPT)
+    assert scope["state"] is state and ws.app is app and ws.client == ("127.0.0.1", 50000)
+    assert sys.getsizeof(scope) < size
+    trim_scope({"type": "websocket"})  # no headers: nothing to do
 
 
 class _Transport:

@@ -235,7 +235,6 @@ class Connection:
                 self.session.max_sockets,
                 self.opened_at,
             )
-        expiry = self.session.expiry_timer(self.end)
         await presence.mark_online(self.svc.redis, self.user_id, self.svc.settings.redis_buckets)
         self.send({"type": "hello", "user": {"id": self.user_id, "name": self.name}})
         # The socket's own task is its pump: what the client sends is taken in the
@@ -252,8 +251,6 @@ class Connection:
             if taken is not None:
                 taken.sink = taken.notify = None
             self._declined = None
-            if expiry is not None:
-                expiry.cancel()
             reader, self._reader = self._reader, None
             if reader is not None:
                 reader.cancel()

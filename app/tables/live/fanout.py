@@ -73,6 +73,7 @@ class Hub:
         self.reloads = 0  # tables reloaded after a gap in their records
         self._reloading: set[asyncio.Task[Any]] = set()
         self.sockets: set[Any] = set()  # this process's connections (app/api/restart.py)
+        self.expiry = sockets.ExpirySweep(self.sockets)  # their sessions' deadlines
         if service is not None:  # Redis lost its data: count our sockets again
             service.rejoin_hooks.append(self.recount_sockets)
         # A blocking read on a real server (stop() cancels the task): with a timeout every
@@ -86,6 +87,7 @@ class Hub:
         log.warning("counted the sockets of %d users again", users)
 
     async def start(self) -> None:
+        self.expiry.start()
         if self.lean is None:
             self.task = asyncio.create_task(self._run(), name="hub")
 
@@ -105,6 +107,7 @@ class Hub:
 
     async def stop(self) -> None:
         self.stopping = True
+        self.expiry.stop()
         await cancel_and_wait(self.task)
         with contextlib.suppress(Exception):
             if self.lean is not None:
