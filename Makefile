@@ -15,7 +15,7 @@ SHARED_CONFORMANCE := $(CURDIR)/../shared/conformance
 ## Start the server (embedded SQLite + in-process Redis unless BURACO_* say otherwise).
 run: install native frontend migrate
 	exec $(BIN)/uvicorn app.main:create_app --factory --host $(HOST) --port $(PORT) --no-access-log \
-		--ws-per-message-deflate false
+		--ws-per-message-deflate false --ws app.tables.live.detach:DetachableProtocol
 
 ## Lint, type-check, check import rules, run every test, then the rules conformance.
 test: install lint typecheck imports pytest conformance

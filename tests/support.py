@@ -187,6 +187,8 @@ UVICORN = [
     "--no-access-log",
     "--ws-per-message-deflate",
     "false",
+    "--ws",
+    "app.tables.live.detach:DetachableProtocol",
 ]
 
 

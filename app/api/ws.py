@@ -25,6 +25,7 @@ from app.api.restart import RESTART_FRAME, SERVICE_RESTART
 from app.core.origins import origin_allowed
 from app.tables.live import sockets
 from app.tables.live.connection import Connection
+from app.tables.live.detach import detach
 from app.tables.live.protocol import error_frame, server_busy
 from app.users.service import session_from_token
 from app.users.tokens import SESSION_COOKIE
@@ -125,6 +126,7 @@ async def websocket_endpoint(ws: WebSocket) -> None:
         await _refuse(ws, sockets.TOO_MANY_SOCKETS)
         return
     per_ip[ip] += 1
+    detached = False
     try:
         await ws.accept()
         raw_send = ws.scope.get("state", {}).get("raw_send")
@@ -137,8 +139,26 @@ async def websocket_endpoint(ws: WebSocket) -> None:
             max_sockets=settings.ws_max_sockets_per_user,
             raw_send=raw_send,
         )
-        await Connection(ws, user_id, name, app.state.hub, app.state.tables, link).run()
+        conn = Connection(ws, user_id, name, app.state.hub, app.state.tables, link)
+        # On a server that lets the socket outlive this call (app/tables/live/detach.py),
+        # the connection runs as a task of its own and this call returns: the layers
+        # above keep no frames for the socket's life.
+        detached = detach(raw_send, lambda: _serve(conn, per_ip, ip)) is not None
+        if not detached:
+            await conn.run()
     finally:
-        per_ip[ip] -= 1
-        if per_ip[ip] <= 0:
-            del per_ip[ip]
+        if not detached:
+            _release(per_ip, ip)
+
+
+async def _serve(conn: Connection, per_ip: Counter[str], ip: str) -> None:
+    try:
+        await conn.run()
+    finally:
+        _release(per_ip, ip)
+
+
+def _release(per_ip: Counter[str], ip: str) -> None:
+    per_ip[ip] -= 1
+    if per_ip[ip] <= 0:
+        del per_ip[ip]

@@ -71,10 +71,12 @@ def main(description: str) -> None:
     )
     parser.add_argument(
         "--ws",
-        choices=("websockets-sansio", "websockets"),
-        default="websockets-sansio",
-        help="uvicorn's WebSocket implementation: websockets-sansio is what uvicorn picks "
-        "by itself (make run, the image); websockets is the legacy one",
+        choices=("detach", "websockets-sansio", "websockets"),
+        default="detach",
+        help="uvicorn's WebSocket implementation: detach is what make run and the image "
+        "run (websockets-sansio, whose sockets outlive the app's call: "
+        "app/tables/live/detach.py); websockets-sansio is what uvicorn picks by itself; "
+        "websockets is the legacy one",
     )
     parser.add_argument(
         "--client",

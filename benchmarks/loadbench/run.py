@@ -17,6 +17,7 @@ from typing import Any
 
 from scratch import drop_database
 
+from app.tables.live.detach import WS_PROTOCOL
 from loadbench.baseline import BaselinePlayers, start_baseline
 from loadbench.players import pace, quiet_client_gc, setup_tables
 from loadbench.servers import (
@@ -195,7 +196,7 @@ async def measure(
                 "--loop",
                 "uvloop",
                 "--ws",
-                args.ws,
+                WS_PROTOCOL if args.ws == "detach" else args.ws,
                 "--backlog",
                 "4096",
                 "--ws-per-message-deflate",

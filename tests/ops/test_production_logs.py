@@ -29,6 +29,8 @@ BOOM = [
     "--no-access-log",
     "--ws-per-message-deflate",
     "false",
+    "--ws",
+    "app.tables.live.detach:DetachableProtocol",
 ]
 
 

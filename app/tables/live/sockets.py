@@ -26,6 +26,7 @@ import orjson
 from redis.asyncio import Redis
 from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from websockets.protocol import State
 
 from app.core.lean import Flag, ReceiveQueue
@@ -223,7 +224,7 @@ def direct_text_sender(raw_send: Any) -> Any:
         return None
     if module == "uvicorn.protocols.websockets.websockets_impl":
         return send  # the legacy protocol's own send(text)
-    if module == "uvicorn.protocols.websockets.websockets_sansio_impl":
+    if isinstance(proto, WebSocketsSansIOProtocol):  # or DetachableProtocol (detach.py)
         return SansIOSender(proto, send)
     return None
 
@@ -310,8 +311,9 @@ def drop_handshake(raw_send: Any) -> None:
     attribute dict, grown past the size Python shares between instances, is rebuilt at
     the size it needs (0.7 KiB less)."""
     proto: Any = getattr(raw_send, "__self__", None)
+    sansio = isinstance(getattr(raw_send, "__self__", None), WebSocketsSansIOProtocol)
     if (
-        type(proto).__module__ == "uvicorn.protocols.websockets.websockets_sansio_impl"
+        sansio
         and getattr(proto, "handshake_complete", False)
         and hasattr(proto, "request")
         and hasattr(proto, "response")
