@@ -12,6 +12,7 @@ log, NUL guard) still see it, in the same order."""
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections import Counter
 from collections.abc import Awaitable
@@ -132,7 +133,7 @@ async def websocket_endpoint(ws: WebSocket) -> None:
         raw_send = ws.scope.get("state", {}).get("raw_send")
         sockets.bound_send_buffer(raw_send)
         sockets.drop_handshake(raw_send)
-        sockets.trim_scope(ws.scope)
+        sockets.trim_connection(ws)
         link = sockets.SocketSession(
             token_hash=token_hash,
             expires_at=expires_at,
@@ -143,19 +144,19 @@ async def websocket_endpoint(ws: WebSocket) -> None:
         # On a server that lets the socket outlive this call (app/tables/live/detach.py),
         # the connection runs as a task of its own and this call returns: the layers
         # above keep no frames for the socket's life.
-        detached = detach(raw_send, lambda: _serve(conn, per_ip, ip)) is not None
-        if not detached:
+        task = detach(raw_send, conn.run)
+        if task is not None:
+            detached = True
+            task.add_done_callback(functools.partial(_released, per_ip, ip))
+        else:
             await conn.run()
     finally:
         if not detached:
             _release(per_ip, ip)
 
 
-async def _serve(conn: Connection, per_ip: Counter[str], ip: str) -> None:
-    try:
-        await conn.run()
-    finally:
-        _release(per_ip, ip)
+def _released(per_ip: Counter[str], ip: str, _: object) -> None:
+    _release(per_ip, ip)
 
 
 def _release(per_ip: Counter[str], ip: str) -> None:

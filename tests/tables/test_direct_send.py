@@ -144,6 +144,33 @@ def test_the_request_headers_and_the_unread_scope_are_let_go_once_read() -> None
     trim_scope({"type": "websocket"})  # no headers: nothing to do
 
 
+def test_the_connection_lets_go_of_what_it_cached_of_the_scope() -> None:
+    """The parsed cookies (the session's token), the headers' view and the URL that
+    Starlette's ``WebSocket`` cached while the endpoint read them go with the accept;
+    read again, they come from the trimmed scope."""
+    from starlette.websockets import WebSocket
+
+    from app.tables.live.sockets import CONNECTION_CACHES, trim_connection
+
+    async def nothing(*_: Any) -> Any:
+        return None
+
+    scope: dict[str, Any] = {
+        "type": "websocket",
+        "path": "/ws",
+        "query_string": b"a=1",
+        "server": ("x", 80),
+        "headers": [(b"host", b"x"), (b"cookie", b"buraco_session=secret")],
+    }
+    ws = WebSocket(scope, nothing, nothing)
+    assert ws.cookies["buraco_session"] == "secret" and ws.headers["host"] == "x"
+    assert ws.url.path == "/ws" and ws.query_params["a"] == "1"
+    assert any(name in vars(ws) for name in CONNECTION_CACHES)
+    trim_connection(ws)
+    assert not any(name in vars(ws) for name in CONNECTION_CACHES)
+    assert ws.cookies == {} and list(ws.headers.raw) == [] and "query_string" not in scope
+
+
 class _Transport:
     """What the sender may touch of a transport: writes are recorded."""
 

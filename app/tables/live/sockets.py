@@ -430,6 +430,21 @@ def trim_scope(scope: Any) -> None:
     scope.update(kept)
 
 
+# What Starlette's ``WebSocket`` caches of its scope the first time each is read.
+CONNECTION_CACHES = ("_headers", "_cookies", "_url", "_base_url", "_query_params")
+
+
+def trim_connection(ws: Any) -> None:
+    """``trim_scope`` for an accepted socket's Starlette ``WebSocket``, and what it has
+    cached of the scope: the parsed cookies (the session's token among them), the
+    headers' view, the URL. Each is parsed again from the trimmed scope if read."""
+    trim_scope(getattr(ws, "scope", None))
+    attributes = getattr(ws, "__dict__", None)
+    if isinstance(attributes, dict):
+        for name in CONNECTION_CACHES:
+            attributes.pop(name, None)
+
+
 def bound_send_buffer(raw_send: Any, size: int = SEND_BUFFER_BYTES) -> None:
     """Fix the kernel's send buffer of one socket. Left to autotuning, Linux lets it grow
     to 4 MiB for a peer that stops reading (kernel memory no process limit sees); fixed,
