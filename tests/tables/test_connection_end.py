@@ -7,6 +7,7 @@ order, and a client's close ends it."""
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 from types import SimpleNamespace
 from typing import Any
@@ -163,9 +164,16 @@ async def test_one_sweep_ends_every_open_socket_whose_session_expired() -> None:
     assert sweep.sweep(200.0) == 2
     assert sorted(ended) == [("now", SESSION_ENDED), ("past", SESSION_ENDED)]
     assert sweep.sweep(200.5) == 0  # ended ones are closed now: not ended twice
+    assert sweep.earliest == 201.0  # the next deadline among the open sockets
     late = Conn("late", 0.0)
     conns.add(late)
     next(c for c in conns if c.name == "later").session.expires_at = time.time() + 3600
+    sweep.earliest = math.inf  # nothing due: the timer looks over no socket...
+    sweep.start()
+    await asyncio.sleep(0.05)
+    assert not late.closed
+    sweep.stop()
+    sweep.note(late.session.expires_at)  # ...until a socket tells its deadline
     sweep.start()  # on its timer, by the clock
     for _ in range(100):
         await asyncio.sleep(0.01)

@@ -222,6 +222,7 @@ class Connection:
 
     async def run(self) -> None:
         self.hub.sockets.add(self)
+        self.hub.expiry.note(self.session.expires_at)
         await self.hub.add(self.private, self.deliver)
         # After subscribing, so a newer socket's eviction notice cannot be missed. Redis
         # down: the cap waits for it, the socket is served.
