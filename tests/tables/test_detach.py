@@ -1,6 +1,7 @@
 """app/tables/live/detach.py on a real uvicorn server in this process: a detached socket
 outlives the app's call and is served by its task; a socket not detached closes when
-the call returns, as under plain uvicorn; a shutdown ends the detached task."""
+the call returns, as under plain uvicorn; a shutdown ends the detached task; keep-alive
+pings come from one sweep per loop, and a client that stops answering them is closed."""
 
 from __future__ import annotations
 
@@ -13,8 +14,11 @@ import pytest
 import uvicorn
 import websockets
 from starlette.websockets import WebSocket
+from websockets.client import ClientProtocol
+from websockets.frames import Close, Frame, Opcode
+from websockets.uri import parse_uri
 
-from app.tables.live.detach import DetachableProtocol, detach
+from app.tables.live.detach import DetachableProtocol, detach, keepalive_sweep
 from tests.support import free_port
 
 
@@ -27,6 +31,7 @@ class App:
         self.served: list[str] = []
         self.task_ended = asyncio.Event()
         self.detached_task: asyncio.Task[None] | None = None
+        self.protocols: list[Any] = []
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] == "lifespan":
@@ -35,6 +40,7 @@ class App:
             await send({"type": "lifespan.shutdown.complete"})
             return
         ws = WebSocket(scope, receive, send)
+        self.protocols.append(send.__self__)
         await ws.accept()
 
         async def serve() -> None:
@@ -55,8 +61,8 @@ class App:
         self.calls_returned += 1
 
 
-@pytest.fixture
-async def server() -> AsyncIterator[tuple[App, uvicorn.Server, str]]:
+@contextlib.asynccontextmanager
+async def serving(**options: Any) -> AsyncIterator[tuple[App, uvicorn.Server, str]]:
     app = App()
     port = free_port()
     config = uvicorn.Config(
@@ -67,6 +73,7 @@ async def server() -> AsyncIterator[tuple[App, uvicorn.Server, str]]:
         ws_per_message_deflate=False,
         log_level="warning",
         lifespan="on",
+        **options,
     )
     srv = uvicorn.Server(config)
     running = asyncio.create_task(srv.serve())
@@ -77,6 +84,12 @@ async def server() -> AsyncIterator[tuple[App, uvicorn.Server, str]]:
     finally:
         srv.should_exit = True
         await asyncio.wait_for(running, 10)
+
+
+@pytest.fixture
+async def server() -> AsyncIterator[tuple[App, uvicorn.Server, str]]:
+    async with serving() as running:
+        yield running
 
 
 async def test_a_detached_socket_outlives_the_call_and_is_served_by_its_task(
@@ -119,3 +132,51 @@ async def test_a_shutdown_closes_a_detached_socket_and_waits_for_its_task(
     assert app.detached_task is not None and app.detached_task.done()
     with contextlib.suppress(Exception):
         await app.detached_task
+
+
+async def test_keepalive_pings_come_from_the_sweep_and_are_answered() -> None:
+    async with serving(ws_ping_interval=0.2, ws_ping_timeout=5.0) as (app, _, url):
+        async with websockets.connect(url) as ws:  # a client that answers pings
+            await ws.send("x")
+            assert await asyncio.wait_for(ws.recv(), 5) == "echo x (1)"
+            proto = app.protocols[0]
+            sweep = keepalive_sweep(asyncio.get_running_loop())
+            for _ in range(50):  # the first ping goes out within the sweep's second
+                await asyncio.sleep(0.1)
+                if proto.last_ping_rtt > 0:
+                    break
+            assert proto.last_ping_rtt > 0  # a ping went out and its pong came back
+            assert proto.ping_timer is None  # no timer of its own between pings
+            assert proto in sweep.due  # the next one is due in the sweep
+            await ws.send("y")
+            assert await asyncio.wait_for(ws.recv(), 5) == "echo y (1)"
+        await asyncio.wait_for(app.task_ended.wait(), 5)
+        assert proto not in sweep.due  # gone with its socket
+
+
+async def test_a_client_that_stops_answering_pings_is_closed_1011() -> None:
+    async with serving(ws_ping_interval=0.2, ws_ping_timeout=0.5) as (app, _, url):
+        host, port = url.removeprefix("ws://").split("/")[0].split(":")
+        reader, writer = await asyncio.open_connection(host, int(port))
+        client = ClientProtocol(parse_uri(url))
+        client.send_request(client.connect())
+        writer.write(b"".join(client.data_to_send()))
+        closed: Close | None = None
+        pinged = False
+        try:
+            async with asyncio.timeout(10):
+                while closed is None:  # read, and never write again: no pong goes back
+                    data = await reader.read(4096)
+                    if not data:
+                        break
+                    client.receive_data(data)
+                    for event in client.events_received():
+                        if isinstance(event, Frame) and event.opcode is Opcode.PING:
+                            pinged = True
+                        if isinstance(event, Frame) and event.opcode is Opcode.CLOSE:
+                            closed = Close.parse(event.data)
+        finally:
+            writer.close()
+        assert pinged and closed is not None and closed.code == 1011
+        await asyncio.wait_for(app.task_ended.wait(), 5)
+        assert app.protocols[0] not in keepalive_sweep(asyncio.get_running_loop()).due

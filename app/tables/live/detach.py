@@ -11,8 +11,12 @@ accepted the socket may hand it to a task of its own (``detach``) and return; th
 layers' frames are then let go, every middleware having seen the accept, and the
 socket stays open until that task closes it or the client leaves. The task is counted
 among the server's tasks, so a graceful shutdown waits for it as for any request.
-Everything else (framing, keep-alive pings, the close handshake, the server's shutdown)
-is uvicorn's.
+Everything else (framing, the close handshake, the server's shutdown) is uvicorn's, and
+so are the keep-alive pings but for when they are sent: uvicorn sets a timer per socket
+for its next ping, kept for the socket's whole life (about 0.3 KiB each); here one timer
+per process sends the pings that are due, once a second (``KeepaliveSweep``). A ping
+then goes out up to a second late; the wait for its pong is uvicorn's own timer, which
+lives only while a ping is in flight.
 
 Servers run it with ``--ws app.tables.live.detach:DetachableProtocol`` (``WS_PROTOCOL``:
 the Makefile, the Dockerfile, the tests' and the benchmarks' servers); under another
@@ -22,6 +26,8 @@ call, as before."""
 from __future__ import annotations
 
 import asyncio
+import logging
+import weakref
 from collections.abc import Callable, Coroutine
 from typing import Any
 
@@ -31,6 +37,52 @@ from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIO
 WS_PROTOCOL = "app.tables.live.detach:DetachableProtocol"
 
 Serve = Callable[[], Coroutine[Any, Any, None]]
+
+log = logging.getLogger("app.ws")
+
+SWEEP_SECONDS = 1.0
+
+
+class KeepaliveSweep:
+    """The keep-alive pings of one event loop's sockets: when each is due, and one timer
+    that sends those due once a second (running only while some are)."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, every: float = SWEEP_SECONDS) -> None:
+        self.loop = loop
+        self.every = every
+        self.due: dict[DetachableProtocol, float] = {}
+        self._timer: asyncio.TimerHandle | None = None
+
+    def add(self, proto: DetachableProtocol, at: float) -> None:
+        self.due[proto] = at
+        if self._timer is None:
+            self._timer = self.loop.call_later(self.every, self._tick)
+
+    def discard(self, proto: DetachableProtocol) -> None:
+        self.due.pop(proto, None)
+
+    def _tick(self) -> None:
+        now = self.loop.time()
+        ready = [proto for proto, at in self.due.items() if at <= now]
+        for proto in ready:
+            del self.due[proto]
+            try:
+                proto.send_keepalive_ping()
+            except Exception:  # one socket failing must not stop the others' pings
+                log.exception("sending a keep-alive ping")
+        self._timer = self.loop.call_later(self.every, self._tick) if self.due else None
+
+
+_SWEEPS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, KeepaliveSweep] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def keepalive_sweep(loop: asyncio.AbstractEventLoop) -> KeepaliveSweep:
+    sweep = _SWEEPS.get(loop)
+    if sweep is None:
+        sweep = _SWEEPS[loop] = KeepaliveSweep(loop)
+    return sweep
 
 
 class DetachableProtocol(WebSocketsSansIOProtocol):
@@ -48,6 +100,19 @@ class DetachableProtocol(WebSocketsSansIOProtocol):
         self.tasks.add(task)  # a graceful shutdown waits for it, as for the app's call
         task.add_done_callback(self.tasks.discard)
         return task
+
+    def schedule_ping(self) -> None:
+        """The next ping, due in uvicorn's interval less the last round trip (as its own
+        timer would be), sent by the loop's sweep."""
+        interval = self.ping_interval or 0.0
+        delay = max(0.0, interval - self.last_ping_rtt)
+        keepalive_sweep(self.loop).add(self, self.loop.time() + delay)
+
+    def stop_keepalive(self) -> None:
+        super().stop_keepalive()
+        sweep = _SWEEPS.get(self.loop)
+        if sweep is not None:
+            sweep.discard(self)
 
     async def run_asgi(self) -> None:
         """uvicorn's ``run_asgi``, but a detached socket is not closed when the app's
