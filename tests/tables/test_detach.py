@@ -18,7 +18,7 @@ from websockets.client import ClientProtocol
 from websockets.frames import Close, Frame, Opcode
 from websockets.uri import parse_uri
 
-from app.tables.live.detach import DetachableProtocol, detach, keepalive_sweep
+from app.tables.live.detach import DetachableProtocol, KeepaliveSweep, detach, keepalive_sweep
 from tests.support import free_port
 
 
@@ -141,17 +141,17 @@ async def test_keepalive_pings_come_from_the_sweep_and_are_answered() -> None:
             assert await asyncio.wait_for(ws.recv(), 5) == "echo x (1)"
             proto = app.protocols[0]
             sweep = keepalive_sweep(asyncio.get_running_loop())
-            for _ in range(50):  # the first ping goes out within the sweep's second
+            for _ in range(50):  # the first ping goes out within the sweep's tick
                 await asyncio.sleep(0.1)
                 if proto.last_ping_rtt > 0:
                     break
             assert proto.last_ping_rtt > 0  # a ping went out and its pong came back
             assert proto.ping_timer is None  # no timer of its own between pings
-            assert proto in sweep.due  # the next one is due in the sweep
+            assert proto in sweep  # the next one is due in the sweep
             await ws.send("y")
             assert await asyncio.wait_for(ws.recv(), 5) == "echo y (1)"
         await asyncio.wait_for(app.task_ended.wait(), 5)
-        assert proto not in sweep.due  # gone with its socket
+        assert proto not in sweep  # gone with its socket
 
 
 async def test_a_client_that_stops_answering_pings_is_closed_1011() -> None:
@@ -179,4 +179,30 @@ async def test_a_client_that_stops_answering_pings_is_closed_1011() -> None:
             writer.close()
         assert pinged and closed is not None and closed.code == 1011
         await asyncio.wait_for(app.task_ended.wait(), 5)
-        assert app.protocols[0] not in keepalive_sweep(asyncio.get_running_loop()).due
+        assert app.protocols[0] not in keepalive_sweep(asyncio.get_running_loop())
+
+
+async def test_the_sweep_sends_each_tick_only_the_pings_due_by_then() -> None:
+    loop = asyncio.get_running_loop()
+    sweep = KeepaliveSweep(loop, every=0.05)
+    sent: list[str] = []
+
+    class Proto:
+        def __init__(self, name: str) -> None:
+            self.name = name
+
+        def send_keepalive_ping(self) -> None:
+            sent.append(self.name)
+
+    now = loop.time()
+    soon, later, dropped, moved = Proto("soon"), Proto("later"), Proto("dropped"), Proto("moved")
+    for proto, at in ((soon, now), (later, now + 0.3), (dropped, now), (moved, now)):
+        sweep.add(proto, at)  # type: ignore[arg-type]
+    sweep.discard(dropped)  # type: ignore[arg-type]
+    sweep.add(moved, now + 0.3)  # type: ignore[arg-type]  # rescheduled: one slot only
+    assert dropped not in sweep and len(sweep.slot) == 3
+    await asyncio.sleep(0.12)
+    assert sent == ["soon"] and soon not in sweep and later in sweep
+    await asyncio.sleep(0.4)
+    assert sorted(sent) == ["later", "moved", "soon"]
+    assert not sweep.buckets and not sweep.slot and sweep._timer is None  # idle: no timer

@@ -14,9 +14,9 @@ among the server's tasks, so a graceful shutdown waits for it as for any request
 Everything else (framing, the close handshake, the server's shutdown) is uvicorn's, and
 so are the keep-alive pings but for when they are sent: uvicorn sets a timer per socket
 for its next ping, kept for the socket's whole life (about 0.3 KiB each); here one timer
-per process sends the pings that are due, once a second (``KeepaliveSweep``). A ping
-then goes out up to a second late; the wait for its pong is uvicorn's own timer, which
-lives only while a ping is in flight.
+per process sends the pings that are due, every tenth of a second
+(``KeepaliveSweep``). A ping then goes out up to a tenth of a second late; the wait for
+its pong is uvicorn's own timer, which lives only while a ping is in flight.
 
 Servers run it with ``--ws app.tables.live.detach:DetachableProtocol`` (``WS_PROTOCOL``:
 the Makefile, the Dockerfile, the tests' and the benchmarks' servers); under another
@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import weakref
 from collections.abc import Callable, Coroutine
 from typing import Any
@@ -40,37 +41,53 @@ Serve = Callable[[], Coroutine[Any, Any, None]]
 
 log = logging.getLogger("app.ws")
 
-SWEEP_SECONDS = 1.0
+TICK_SECONDS = 0.1
 
 
 class KeepaliveSweep:
-    """The keep-alive pings of one event loop's sockets: when each is due, and one timer
-    that sends those due once a second (running only while some are)."""
+    """The keep-alive pings of one event loop's sockets, by when each is due: one timer
+    that sends, every tenth of a second, the pings due by then (running only while some
+    are). Pings are kept in buckets of a tick, so a tick touches only its own sockets,
+    and the pings of a second go out in ten small batches rather than one."""
 
-    def __init__(self, loop: asyncio.AbstractEventLoop, every: float = SWEEP_SECONDS) -> None:
+    def __init__(self, loop: asyncio.AbstractEventLoop, every: float = TICK_SECONDS) -> None:
         self.loop = loop
         self.every = every
-        self.due: dict[DetachableProtocol, float] = {}
+        self.buckets: dict[int, set[DetachableProtocol]] = {}
+        self.slot: dict[DetachableProtocol, int] = {}
         self._timer: asyncio.TimerHandle | None = None
 
+    def __contains__(self, proto: object) -> bool:
+        return proto in self.slot
+
     def add(self, proto: DetachableProtocol, at: float) -> None:
-        self.due[proto] = at
+        self.discard(proto)
+        tick = math.ceil(at / self.every)
+        self.buckets.setdefault(tick, set()).add(proto)
+        self.slot[proto] = tick
         if self._timer is None:
             self._timer = self.loop.call_later(self.every, self._tick)
 
     def discard(self, proto: DetachableProtocol) -> None:
-        self.due.pop(proto, None)
+        tick = self.slot.pop(proto, None)
+        if tick is None:
+            return
+        bucket = self.buckets.get(tick)
+        if bucket is not None:
+            bucket.discard(proto)
+            if not bucket:
+                del self.buckets[tick]
 
     def _tick(self) -> None:
-        now = self.loop.time()
-        ready = [proto for proto, at in self.due.items() if at <= now]
-        for proto in ready:
-            del self.due[proto]
-            try:
-                proto.send_keepalive_ping()
-            except Exception:  # one socket failing must not stop the others' pings
-                log.exception("sending a keep-alive ping")
-        self._timer = self.loop.call_later(self.every, self._tick) if self.due else None
+        now = math.floor(self.loop.time() / self.every)
+        for tick in [tick for tick in self.buckets if tick <= now]:
+            for proto in self.buckets.pop(tick):
+                del self.slot[proto]
+                try:
+                    proto.send_keepalive_ping()
+                except Exception:  # one socket failing must not stop the others' pings
+                    log.exception("sending a keep-alive ping")
+        self._timer = self.loop.call_later(self.every, self._tick) if self.buckets else None
 
 
 _SWEEPS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, KeepaliveSweep] = (
