@@ -7,14 +7,17 @@ order, and a client's close ends it."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import math
 import time
 from types import SimpleNamespace
 from typing import Any
 
+import pytest
 from starlette.websockets import WebSocketState
 
 from app.core.lean import ReceiveQueue
+from app.tables.live import connection as connection_module
 from app.tables.live.connection import MAX_QUEUE, Connection
 
 
@@ -51,6 +54,17 @@ def connection(ws: FakeWs) -> Connection:
     return Connection(ws, 1, "a", hub, svc)  # type: ignore[arg-type]
 
 
+def lean_connection() -> tuple[Connection, FakeWs, ReceiveQueue]:
+    """A connection whose messages come through a lean receive queue, as
+    ``sockets.take_receives`` sets it up on uvicorn's sans-I/O protocol."""
+    queue = ReceiveQueue(asyncio.get_running_loop())
+    ws = FakeWs(queue)
+    conn = connection(ws)
+    conn._declined = queue
+    queue.sink, queue.notify = conn._take, conn._wake_pump
+    return conn, ws, queue
+
+
 async def test_a_reading_task_that_ends_the_socket_itself_goes_on_uncancelled() -> None:
     ws = FakeWs()
     conn = connection(ws)
@@ -82,11 +96,7 @@ async def test_ended_from_outside_the_reading_task_stops_and_the_pump_ends() -> 
 
 
 async def test_the_pump_reads_what_the_callback_declined_in_order_then_the_close() -> None:
-    queue = ReceiveQueue(asyncio.get_running_loop())
-    ws = FakeWs(queue)
-    conn = connection(ws)
-    conn._declined = queue
-    queue.sink, queue.notify = conn._take, conn._wake_pump
+    conn, ws, queue = lean_connection()
     handled: list[str] = []
 
     async def handle(text: str) -> None:
@@ -117,11 +127,7 @@ async def test_the_pump_reads_what_the_callback_declined_in_order_then_the_close
 
 
 async def test_a_flood_is_refused_then_closed_after_the_refusals_are_written() -> None:
-    queue = ReceiveQueue(asyncio.get_running_loop())
-    ws = FakeWs(queue)
-    conn = connection(ws)
-    conn._declined = queue
-    queue.sink, queue.notify = conn._take, conn._wake_pump
+    conn, ws, queue = lean_connection()
     conn.tokens = 0
     conn.stamp += 3600  # no refill while the test runs
     pump = asyncio.ensure_future(conn._pump())
@@ -181,3 +187,33 @@ async def test_one_sweep_ends_every_open_socket_whose_session_expired() -> None:
             break
     sweep.stop()
     assert ("late", SESSION_ENDED) in ended and not any(n == "later" for n, _ in ended)
+
+
+async def test_a_flood_from_a_client_that_does_not_read_is_closed_within_the_drain(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The pump is stuck writing to a client that stopped reading, so the close it owes
+    after the refusals never gets its turn: the socket is closed from outside."""
+    monkeypatch.setattr(connection_module, "DRAIN_SECONDS", 0.1)
+    conn, ws, queue = lean_connection()
+    stuck = asyncio.Event()
+
+    async def never_written(text: str) -> None:
+        stuck.set()
+        await asyncio.sleep(3600)  # the transport's buffer is full
+
+    ws.send_text = never_written  # type: ignore[method-assign]
+    conn.tokens = 0
+    conn.stamp += 3600
+    pump = asyncio.ensure_future(conn._pump())
+    for _ in range(200):
+        queue.put_nowait({"type": "websocket.receive", "text": "{}"})
+    await asyncio.wait_for(stuck.wait(), 1)
+    for _ in range(100):
+        await asyncio.sleep(0.01)
+        if ws.closed:
+            break
+    assert conn.closed and ws.closed == [1008]
+    pump.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await pump

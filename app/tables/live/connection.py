@@ -347,9 +347,16 @@ class Connection:
 
     def _close_after(self, code: int) -> None:
         """Close once the pump has written what is queued before the close; the client's
-        further messages are ignored."""
+        further messages are ignored. A pump stuck behind a client that does not read
+        gets ``DRAIN_SECONDS``: the socket is then closed from outside (``end``), the
+        connection dropped if not even the close frame can be written."""
         self.closing = True
         self.push(("close", code))
+        asyncio.get_running_loop().call_later(DRAIN_SECONDS, self._drained, code)
+
+    def _drained(self, code: int) -> None:
+        if not self.closed:
+            self.end(code, "")
 
     def _allow(self) -> bool:
         self._refill()
