@@ -217,3 +217,32 @@ async def test_a_flood_from_a_client_that_does_not_read_is_closed_within_the_dra
     pump.cancel()
     with contextlib.suppress(asyncio.CancelledError):
         await pump
+
+
+async def test_a_reading_task_hands_each_message_to_the_pump_until_the_client_leaves() -> None:
+    """Another server than uvicorn's sans-I/O one: no lean queue, a task of its own
+    reads, and the pump ends when the client has left."""
+    queue = ReceiveQueue(asyncio.get_running_loop())  # no sink: a plain queue
+    ws = FakeWs(queue)
+    conn = connection(ws)
+    handled: list[str] = []
+
+    async def handle(text: str) -> None:
+        handled.append(text)
+
+    conn._handle_text = handle  # type: ignore[method-assign]
+    conn._reader = reader = asyncio.ensure_future(conn._read())
+    pump = asyncio.ensure_future(conn._pump())
+    for text in ('"a"', '"b"'):
+        queue.put_nowait({"type": "websocket.receive", "text": text})
+    queue.put_nowait({"type": "websocket.receive", "bytes": b"{}"})
+    for _ in range(100):
+        await asyncio.sleep(0.01)
+        if len(handled) == 2 and ws.sent:
+            break
+    assert handled == ['"a"', '"b"'] and [orjson_code(t) for t in ws.sent] == ["bad_message"]
+    assert not conn.closed
+    queue.put_nowait({"type": "websocket.disconnect", "code": 1000})
+    await asyncio.wait_for(pump, 1)
+    await asyncio.wait_for(reader, 1)
+    assert conn.closed and conn.ws_log.close_code == 1000 and ws.closed == []

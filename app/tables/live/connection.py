@@ -286,26 +286,27 @@ class Connection:
     async def _read(self) -> None:
         """A reading task, for a server whose protocol has no lean queue to take messages
         from in its callback: each message is handled as the pump handles a declined
-        one, then the pump is woken to end when the client has left."""
-        while not self.closed:
-            try:
-                message = await self.ws.receive()
-            except (WebSocketDisconnect, RuntimeError) as exc:
-                self._left(getattr(exc, "code", None))
-                return
-            self._on_message(message)
+        one, and the pump is woken to end when the client has left."""
+        while not self.closed and await self._read_one():
+            pass
 
     async def _read_declined(self) -> None:
         """Read what the protocol's callback declined (``_take``), in order: each read
         returns at once, the messages being queued already."""
         queue = self._declined
         while queue is not None and queue.qsize() and not self.closed:
-            try:
-                message = await self.ws.receive()
-            except (WebSocketDisconnect, RuntimeError) as exc:
-                self._left(getattr(exc, "code", None))
+            if not await self._read_one():
                 return
-            self._on_message(message)
+
+    async def _read_one(self) -> bool:
+        """Read and handle one message; False once the client has left."""
+        try:
+            message = await self.ws.receive()
+        except (WebSocketDisconnect, RuntimeError) as exc:
+            self._left(getattr(exc, "code", None))
+            return False
+        self._on_message(message)
+        return True
 
     def _left(self, code: int | None) -> None:
         """The client closed the socket, or its connection was lost."""
