@@ -1,7 +1,8 @@
 """app/tables/live/detach.py on a real uvicorn server in this process: a detached socket
 outlives the app's call and is served by its task; a socket not detached closes when
 the call returns, as under plain uvicorn; a shutdown ends the detached task; keep-alive
-pings come from one sweep per loop, and a client that stops answering them is closed."""
+pings come from one sweep per loop, and a client that stops answering them is closed;
+the protocol's attributes all live in slots."""
 
 from __future__ import annotations
 
@@ -152,6 +153,9 @@ async def test_keepalive_pings_come_from_the_sweep_and_are_answered() -> None:
             assert await asyncio.wait_for(ws.recv(), 5) == "echo y (1)"
         await asyncio.wait_for(app.task_ended.wait(), 5)
         assert proto not in sweep  # gone with its socket
+    # Through the handshake, messages, a ping's round trip and the close, uvicorn set
+    # every attribute in a slot: the protocol never needed a dict of its own.
+    assert vars(proto) == {}
 
 
 async def test_a_client_that_stops_answering_pings_is_closed_1011() -> None:

@@ -18,6 +18,12 @@ per process sends the pings that are due, every tenth of a second
 (``KeepaliveSweep``). A ping then goes out up to a tenth of a second late; the wait for
 its pong is uvicorn's own timer, which lives only while a ping is in flight.
 
+The protocol's attributes are slots (``UVICORN_ATTRIBUTES``): uvicorn sets about 40 on
+each socket, past the size Python shares between the instances of a class, so each
+socket would keep a dict of its own for them (0.8 KiB even rebuilt at its size) where
+slots take 8 bytes each. An attribute uvicorn adds in another version still works; it
+goes to a dict made for it, which a test (tests/tables/test_detach.py) notices.
+
 Servers run it with ``--ws app.tables.live.detach:DetachableProtocol`` (``WS_PROTOCOL``:
 the Makefile, the Dockerfile, the tests' and the benchmarks' servers); under another
 protocol or server ``detach`` declines and the endpoint serves the socket in its own
@@ -102,8 +108,55 @@ def keepalive_sweep(loop: asyncio.AbstractEventLoop) -> KeepaliveSweep:
     return sweep
 
 
+# Every attribute uvicorn's sans-I/O protocol sets on a socket (its __init__, the
+# handshake, the close and the keep-alive), as the pinned uvicorn spells them.
+UVICORN_ATTRIBUTES = (
+    "app",
+    "app_state",
+    "asgi_version",
+    "client",
+    "close_sent",
+    "close_timeout",
+    "close_timer",
+    "config",
+    "conn",
+    "connections",
+    "curr_msg_data_type",
+    "default_headers",
+    "disconnected",
+    "frames",
+    "handshake_complete",
+    "handshake_initiated",
+    "initial_response",
+    "last_ping_rtt",
+    "logger",
+    "loop",
+    "pending_ping_payload",
+    "ping_interval",
+    "ping_sent_at",
+    "ping_timeout",
+    "ping_timer",
+    "pong_timer",
+    "queue",
+    "read_paused",
+    "request",
+    "response",
+    "root_path",
+    "scheme",
+    "scope",
+    "server",
+    "tasks",
+    "transport",
+    "writable",
+)
+
+
 class DetachableProtocol(WebSocketsSansIOProtocol):
-    detached = False  # set on the instance by ``detach``
+    __slots__ = (*UVICORN_ATTRIBUTES, "detached")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self.detached = False  # set by ``detach``
+        super().__init__(*args, **kwargs)
 
     def detach(self, serve: Serve) -> asyncio.Task[None] | None:
         """Run ``serve()`` as the socket's task from now on, and leave the socket open

@@ -323,7 +323,7 @@ def drop_handshake(raw_send: Any) -> None:
     which is what Starlette's ``WebSocket`` reads. Its receive queue and its "writable"
     event are swapped for the lean ones of ``app.core.lean`` (3 KiB less), and its
     attribute dict, grown past the size Python shares between instances, is rebuilt at
-    the size it needs (0.7 KiB less)."""
+    the size it needs (0.7 KiB less; ``DetachableProtocol`` keeps them in slots instead)."""
     proto: Any = getattr(raw_send, "__self__", None)
     sansio = isinstance(getattr(raw_send, "__self__", None), WebSocketsSansIOProtocol)
     if (
@@ -348,8 +348,9 @@ def drop_handshake(raw_send: Any) -> None:
             writable = _lean_flag(getattr(proto, "writable", None), loop)
             if writable is not None:
                 proto.writable = writable
-        with contextlib.suppress(AttributeError, TypeError):
-            proto.__dict__ = dict(proto.__dict__)
+        if "__slots__" not in type(proto).__dict__:  # a slotted protocol has no dict to trim
+            with contextlib.suppress(AttributeError, TypeError):
+                proto.__dict__ = dict(proto.__dict__)
 
 
 # Messages a socket's own task has still to read (declined by its sink, queued): past
