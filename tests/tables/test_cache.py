@@ -87,8 +87,9 @@ def test_one_encoding_per_viewer_kind() -> None:
 
 
 def test_cached_metas_share_their_rule_set_and_card_names() -> None:
-    """What every cached meta repeats is held once: tables with the same rules share one
-    dict, and a deal's card names are the interned strings (app/tables/storage/meta.py)."""
+    """What every cached meta repeats is held once: tables with the same rules (or the
+    same overrides of them) share one dict, and a deal's card names are the interned
+    strings (app/tables/storage/meta.py)."""
     from app.rules.deal import deal_to_dict, random_deal
     from app.rules.ruleset import make_ruleset
     from app.tables.storage.meta import HandFairness
@@ -107,6 +108,12 @@ def test_cached_metas_share_their_rule_set_and_card_names() -> None:
         meta("c").model_copy(update={"rules": other}).model_dump_json()
     )
     assert three.rules == other and three.rules is not one.rules
+    first.overrides = {"hand_size": 11, "target_score": 1500}
+    second.overrides = {"target_score": 1500, "hand_size": 11}
+    four = TableMeta.model_validate_json(first.model_dump_json())
+    five = TableMeta.model_validate_json(second.model_dump_json())
+    assert four.overrides == first.overrides and four.overrides is five.overrides
+    assert four.rules is one.rules and one.overrides is two.overrides  # both empty
     a, b = one.hands[0].deal, two.hands[0].deal
     assert a == deal and a["stock"] is not b["stock"]  # equal, separate lists
     assert all(x is y for x, y in zip(a["stock"], b["stock"], strict=True))  # same names

@@ -171,6 +171,46 @@ def test_the_connection_lets_go_of_what_it_cached_of_the_scope() -> None:
     assert ws.cookies == {} and list(ws.headers.raw) == [] and "query_string" not in scope
 
 
+async def test_the_connection_sends_through_the_servers_own_send_once_accepted() -> None:
+    """Past the accept, the layers' wrappers of ``send`` (the request log's closure)
+    are let go: the ``WebSocket`` sends through the server's own ``send`` that
+    ``KeepRawSend`` kept, so a close goes out the same."""
+    from starlette.websockets import WebSocket
+
+    from app.tables.live.sockets import trim_connection
+
+    sent: list[tuple[str, dict[str, Any]]] = []
+
+    async def raw_send(message: dict[str, Any]) -> None:
+        sent.append(("raw", message))
+
+    async def wrapper(message: dict[str, Any]) -> None:  # a layer's: only passes it on
+        sent.append(("wrapper", message))
+        await raw_send(message)
+
+    async def nothing(*_: Any) -> Any:
+        return None
+
+    async def connect() -> dict[str, Any]:
+        return {"type": "websocket.connect"}
+
+    scope: dict[str, Any] = {"type": "websocket", "path": "/ws", "state": {"raw_send": raw_send}}
+    ws = WebSocket(scope, connect, wrapper)
+    await ws.accept()
+    assert [who for who, _ in sent] == ["wrapper", "raw"]
+    trim_connection(ws)
+    await ws.send_text("hi")
+    await ws.close(1000)
+    assert sent[2:] == [
+        ("raw", {"type": "websocket.send", "text": "hi"}),
+        ("raw", {"type": "websocket.close", "code": 1000, "reason": ""}),
+    ]
+    # a WebSocket without the server's send kept (another server) keeps its own
+    other = WebSocket({"type": "websocket", "path": "/ws"}, nothing, wrapper)
+    trim_connection(other)
+    assert vars(other)["_send"] is wrapper
+
+
 class _Transport:
     """What the sender may touch of a transport: writes are recorded."""
 

@@ -29,7 +29,7 @@ from app.rules.legal import legal_commands
 from app.rules.serialize import command_from_dict, command_to_dict
 from app.social import presence
 from app.tables.live import emotes, sockets
-from app.tables.live.fanout import Hub, TableWatch, shared_frames, snapshot_frame
+from app.tables.live.fanout import Deliver, Hub, TableWatch, shared_frames, snapshot_frame
 from app.tables.live.protocol import (
     CLIENT_MESSAGE,
     MAX_FRAME_BYTES,
@@ -110,6 +110,9 @@ class Connection:
         self._declined: ReceiveQueue | None = None
         self._reader: asyncio.Task[None] | None = None
         self.ws_log = WsSession(user_id)  # its closing log line and the socket gauge
+        # The one callable the hub holds for this socket on every channel it listens to
+        # (``self.deliver`` makes a new bound method at each read).
+        self.listener: Deliver = self.deliver
         self.direct = sockets.direct_text_sender(self.session.raw_send)
         # Frames the hub may write itself while the pump is idle (``_write_now``).
         self._now = self.direct if isinstance(self.direct, sockets.SansIOSender) else None
@@ -223,7 +226,7 @@ class Connection:
     async def run(self) -> None:
         self.hub.sockets.add(self)
         self.hub.expiry.note(self.session.expires_at)
-        await self.hub.add(self.private, self.deliver)
+        await self.hub.add(self.private, self.listener)
         # After subscribing, so a newer socket's eviction notice cannot be missed. Redis
         # down: the cap waits for it, the socket is served.
         # Counted again by Hub.recount_sockets when Redis lost the count (or was down here).
@@ -268,10 +271,10 @@ class Connection:
         """Every step runs even when one fails (Redis down: an unsubscribe refused), so
         the connection is never left among the hub's listeners."""
         steps: list[Callable[[], Coroutine[Any, Any, Any]]] = [
-            lambda: self.hub.remove(self.private, self.deliver),
+            lambda: self.hub.remove(self.private, self.listener),
             lambda: sockets.unregister(self.svc.redis, self.user_id, self.socket_id),
-            lambda: self.hub.remove(LOBBY_CHANNEL, self.deliver),
-            lambda: self.hub.remove(LOBBY_CHAT, self.deliver),
+            lambda: self.hub.remove(LOBBY_CHANNEL, self.listener),
+            lambda: self.hub.remove(LOBBY_CHAT, self.listener),
         ]
         for table_id in list(self.watches):
             steps.append(lambda table_id=table_id: self._unwatch(table_id))  # type: ignore[misc]
@@ -597,11 +600,11 @@ class Connection:
 
     async def _lobby(self, on: bool) -> None:
         if not on:
-            await self.hub.remove(LOBBY_CHANNEL, self.deliver)
-            await self.hub.remove(LOBBY_CHAT, self.deliver)
+            await self.hub.remove(LOBBY_CHANNEL, self.listener)
+            await self.hub.remove(LOBBY_CHAT, self.listener)
             return
-        await self.hub.add(LOBBY_CHANNEL, self.deliver)
-        await self.hub.add(LOBBY_CHAT, self.deliver)
+        await self.hub.add(LOBBY_CHANNEL, self.listener)
+        await self.hub.add(LOBBY_CHAT, self.listener)
         tables = await listing.waiting(self.svc.store, {})
         playing = await listing.playing(self.svc.store, {})
         await self._write({"type": "lobby", "tables": tables, "playing": playing})
@@ -614,8 +617,8 @@ class Connection:
         if watch is None:
             watch = self.watches[table_id] = TableWatch(table_id, self.user_id)
             self.ws_log.watched(table_id)
-            await self.hub.add(table_channel(table_id), self.deliver)
-            await self.hub.add(table_chat(table_id), self.deliver)
+            await self.hub.add(table_channel(table_id), self.listener)
+            await self.hub.add(table_chat(table_id), self.listener)
         v, meta, state = await self.svc.load(table_id)
         watch.update_meta(meta)
         await self._count_presence(watch)
@@ -644,7 +647,7 @@ class Connection:
             return
         for channel in (table_channel(table_id), table_chat(table_id)):
             try:  # both, even when Redis refuses the first unsubscribe
-                await self.hub.remove(channel, self.deliver)
+                await self.hub.remove(channel, self.listener)
             except REDIS_UNAVAILABLE:
                 log.warning("Redis unavailable while leaving %s", channel)
         if watch.present:

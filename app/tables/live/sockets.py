@@ -380,22 +380,39 @@ def take_receives(
     queue = getattr(proto, "queue", None)
     if not isinstance(queue, ReceiveQueue) or not hasattr(proto, "read_paused"):
         return None
+    taking = _Taking(proto, queue, sink, notify)
+    queue.sink, queue.notify = taking.offer, taking.queued
+    return queue
 
-    def offer(message: Any) -> bool:
-        if sink(message):
-            proto.read_paused = True  # nothing to pause for: see above
+
+class _Taking:
+    """``take_receives``'s side of one socket: a slotted object rather than two closures
+    and their cells, as it lives as long as the socket."""
+
+    __slots__ = ("proto", "queue", "sink", "notify")
+
+    def __init__(
+        self,
+        proto: Any,
+        queue: ReceiveQueue,
+        sink: Callable[[Any], bool],
+        notify: Callable[[], None],
+    ) -> None:
+        self.proto, self.queue, self.sink, self.notify = proto, queue, sink, notify
+
+    def offer(self, message: Any) -> bool:
+        if self.sink(message):
+            self.proto.read_paused = True  # nothing to pause for: see take_receives
             return True
         return False
 
-    def queued() -> None:
-        if queue.qsize() >= PAUSE_READING_AFTER:
+    def queued(self) -> None:
+        if self.queue.qsize() >= PAUSE_READING_AFTER:
+            proto = self.proto
             proto.read_paused = True
             with contextlib.suppress(Exception):
                 proto.transport.pause_reading()
-        notify()
-
-    queue.sink, queue.notify = offer, queued
-    return queue
+        self.notify()
 
 
 def _lean_queue(queue: Any, loop: asyncio.AbstractEventLoop) -> ReceiveQueue | None:
@@ -452,12 +469,22 @@ CONNECTION_CACHES = ("_headers", "_cookies", "_url", "_base_url", "_query_params
 def trim_connection(ws: Any) -> None:
     """``trim_scope`` for an accepted socket's Starlette ``WebSocket``, and what it has
     cached of the scope: the parsed cookies (the session's token among them), the
-    headers' view, the URL. Each is parsed again from the trimmed scope if read."""
-    trim_scope(getattr(ws, "scope", None))
+    headers' view, the URL. Each is parsed again from the trimmed scope if read.
+
+    The ``WebSocket`` also sends from now on through the server's own ``send`` (kept by
+    ``KeepRawSend``) rather than through the layers' wrappers of it: once the socket is
+    accepted they only pass messages on (the request log has noted its 101), and each
+    is a closure with its cells that would otherwise live as long as the socket."""
+    scope = getattr(ws, "scope", None)
+    state = scope.get("state") if isinstance(scope, dict) else None
+    raw_send = state.get("raw_send") if isinstance(state, dict) else None
+    trim_scope(scope)
     attributes = getattr(ws, "__dict__", None)
     if isinstance(attributes, dict):
         for name in CONNECTION_CACHES:
             attributes.pop(name, None)
+        if raw_send is not None and "_send" in attributes:
+            attributes["_send"] = raw_send
 
 
 def bound_send_buffer(raw_send: Any, size: int = SEND_BUFFER_BYTES) -> None:

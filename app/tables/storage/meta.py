@@ -146,7 +146,8 @@ class HandFairness(Compact):
 
 # One dict per distinct rule set, shared by the metas of every table playing it: a full
 # rule set is some 40 options (a 2 KiB dict), and a process caches the meta of every
-# table it serves. Metas never change their rules in place (see TableMeta.edit).
+# table it serves. Metas never change their rules or overrides in place (see
+# TableMeta.edit); the overrides a host chose are shared the same way.
 _RULE_SETS: dict[bytes, dict[str, Any]] = {}
 _MAX_RULE_SETS = 4096
 
@@ -232,9 +233,10 @@ class TableMeta(Compact):
     # attribute table past its size class (tests/tables/test_cache.py).
     ratings: dict[int, tuple[int | None, bool, int]] = Field(default_factory=dict)
 
-    @field_validator("rules")
+    @field_validator("rules", "overrides")
     @classmethod
     def _share_rules(cls, rules: dict[str, Any]) -> dict[str, Any]:
+        # the host's overrides too: a few options, the same at many tables
         return _shared_rules(rules)
 
     def edit(self) -> TableMeta:
