@@ -128,6 +128,8 @@ class Seat:
                 t.fold_meld(kind, e, cards)
         elif kind == "hand_ended":
             t.phase = "over"
+            if lead:
+                t.marks[self.v] = "hand end"
         elif kind == "hand_started":
             self.hand = list(parse_many(e["hand"] or []))
             t.phase, t.turn = "draw", e["first"]
@@ -147,6 +149,7 @@ class Table:
         self.arrivals: dict[int, list[float]] = {}  # v -> [count, last arrival]
         self.waiting: tuple[int, float, asyncio.Future[float]] | None = None
         self.n = 0
+        self.marks: dict[int, str] = {}  # v -> what else that version did (a hand's end)
 
     def fold_meld(self, kind: str, e: dict[str, Any], cards: tuple[int, ...]) -> None:
         """The same meld the server built (every seat is one of these bots, so no wild is
@@ -253,10 +256,13 @@ class Table:
             return
         for old in [k for k in self.arrivals if k < ack["v"] - 8]:
             del self.arrivals[old]
+        mark = self.marks.pop(ack["v"], None)
+        for old in [k for k in self.marks if k < ack["v"]]:
+            del self.marks[old]
         if counted:
             stats.served += 1
             stats.kinds[command["type"]] += 1
-            stats.record(latency * 1000)
+            stats.record(latency * 1000, f"{command['type']}, {mark}" if mark else command["type"])
 
 
 async def pace(

@@ -33,6 +33,7 @@ class Stats:
         self.served = 0
         self.errors: Counter[str] = Counter()
         self.kinds: Counter[str] = Counter()  # commands sent, by type
+        self.by_kind: dict[str, list[float]] = {}  # served moves' latencies (ms), by kind
         self.gaps = 0
         self.dups = 0
         self.measuring = False
@@ -48,10 +49,13 @@ class Stats:
         self.machine_steal = 0.0  # CPU seconds stolen by the hypervisor in the windows
         self.gc: Counter[str] = Counter()  # the servers' collector pauses in the windows
 
-    def record(self, ms: float) -> None:
-        """A counted move's latency, and when it was done."""
+    def record(self, ms: float, kind: str = "") -> None:
+        """A counted move's latency, and when it was done; ``kind``: a served move's
+        command (and what else its version did, such as ending a hand)."""
         self.latencies.append(ms)
         self.done_at.append(time.perf_counter())
+        if kind:
+            self.by_kind.setdefault(kind, []).append(ms)
 
     def failed(self, code: str, timeout: float, counted: bool) -> None:
         if counted:
@@ -170,6 +174,16 @@ def summary(
     print(
         f"client CPU {client_cpu:.2f}s ({client_cpu / max(elapsed, 1e-9):.0%} of a core); "
         f"load average {os.getloadavg()[0]:.2f}; RSS per process {rss}",
+        flush=True,
+    )
+    slow = pct(m.latencies, 0.99)
+    print(
+        "server latency by move (count, p50, p99 ms, share of the moves past the p99): "
+        + "; ".join(
+            f"{kind} {len(ms)}, {pct(ms, 0.5):.2f}, {pct(ms, 0.99):.2f}, "
+            f"{sum(x > slow for x in ms) / max(sum(x > slow for x in m.latencies), 1):.0%}"
+            for kind, ms in sorted(m.by_kind.items(), key=lambda item: -len(item[1]))
+        ),
         flush=True,
     )
     busy, base_busy = m.machine_busy / max(m.seconds, 1e-9), b.machine_busy / max(b.seconds, 1e-9)
