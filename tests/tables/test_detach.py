@@ -2,7 +2,8 @@
 outlives the app's call and is served by its task; a socket not detached closes when
 the call returns, as under plain uvicorn; a shutdown ends the detached task; keep-alive
 pings come from one sweep per loop, and a client that stops answering them is closed;
-the protocol's attributes all live in slots."""
+the protocol's attributes all live in slots; a detached socket's whole text frames are
+read without the library's parser, and everything else still by the library, in order."""
 
 from __future__ import annotations
 
@@ -19,7 +20,13 @@ from websockets.client import ClientProtocol
 from websockets.frames import Close, Frame, Opcode
 from websockets.uri import parse_uri
 
-from app.tables.live.detach import DetachableProtocol, KeepaliveSweep, detach, keepalive_sweep
+from app.tables.live.detach import (
+    DetachableProtocol,
+    KeepaliveSweep,
+    detach,
+    keepalive_sweep,
+    read_text_frames,
+)
 from tests.support import free_port
 
 
@@ -51,7 +58,8 @@ class App:
                     if message["type"] == "websocket.disconnect":
                         return
                     self.served.append(message["text"])
-                    await ws.send_text(f"echo {message['text']} ({self.calls_returned})")
+                    with contextlib.suppress(RuntimeError):  # closed by the protocol
+                        await ws.send_text(f"echo {message['text']} ({self.calls_returned})")
             finally:
                 self.task_ended.set()
 
@@ -210,3 +218,145 @@ async def test_the_sweep_sends_each_tick_only_the_pings_due_by_then() -> None:
     await asyncio.sleep(0.4)
     assert sorted(sent) == ["later", "moved", "soon"]
     assert not sweep.buckets and not sweep.slot and sweep._timer is None  # idle: no timer
+
+
+MASK = b"\x1f\x8b\x3c\x77"
+
+
+def masked(payload: bytes, first: int = 0x81, mask_bit: int = 0x80) -> bytes:
+    """A client frame: ``first`` (FIN, reserved bits, opcode), the length, the mask."""
+    n = len(payload)
+    if n < 126:
+        head = bytes([first, mask_bit | n])
+    elif n < 65536:
+        head = bytes([first, mask_bit | 126]) + n.to_bytes(2, "big")
+    else:
+        head = bytes([first, mask_bit | 127]) + n.to_bytes(8, "big")
+    body = bytes(b ^ MASK[i % 4] for i, b in enumerate(payload))
+    return head + (MASK + body if mask_bit else payload)
+
+
+def test_read_text_frames_takes_whole_final_masked_text_frames_and_stops_at_anything_else() -> None:
+    long = "ñ" * 200  # 400 bytes: the 16-bit length
+    a, b, c = masked(b"a"), masked(long.encode()), masked(b"c")
+    assert read_text_frames(a + b + c, None) == (["a", long, "c"], len(a + b + c))
+    assert read_text_frames(a + c[:-1], None) == (["a"], len(a))  # a partial frame waits
+    assert read_text_frames(a + b[:5], None) == (["a"], len(a))  # so does a partial head
+    for other in (
+        masked(b"ping", first=0x89),  # a ping
+        masked(b"x", first=0x82),  # binary
+        masked(b"x", first=0x01),  # the first fragment of a message
+        masked(b"x", first=0xC1),  # a reserved bit (a compressed frame)
+        masked(b"x", mask_bit=0),  # not masked: a protocol error, the library's
+        masked(b"\xff\xfe"),  # not UTF-8
+        masked(b"x" * 70_000),  # a 64-bit length
+    ):
+        assert read_text_frames(a + other + c, None) == (["a"], len(a))
+    assert read_text_frames(a + b, 399) == (["a"], len(a))  # past the size limit
+    assert read_text_frames(a + b, 400) == (["a", long], len(a + b))
+    assert read_text_frames(b"", None) == ([], 0)
+
+
+@contextlib.asynccontextmanager
+async def raw_client(url: str) -> AsyncIterator[tuple[asyncio.StreamReader, Any, ClientProtocol]]:
+    """An opened socket whose frames the test writes byte by byte."""
+    host, port = url.removeprefix("ws://").split("/")[0].split(":")
+    reader, writer = await asyncio.open_connection(host, int(port))
+    client = ClientProtocol(parse_uri(url))
+    client.send_request(client.connect())
+    writer.write(b"".join(client.data_to_send()))
+    try:
+        while client.handshake_exc is None and not any(
+            getattr(e, "status_code", None) == 101 for e in client.events_received()
+        ):
+            client.receive_data(await asyncio.wait_for(reader.read(4096), 5))
+        yield reader, writer, client
+    finally:
+        writer.close()
+
+
+async def frames_until(
+    reader: asyncio.StreamReader, client: ClientProtocol, count: int
+) -> list[Frame]:
+    frames: list[Frame] = []
+    async with asyncio.timeout(5):
+        while len(frames) < count:
+            data = await reader.read(65536)
+            if not data:
+                break
+            client.receive_data(data)
+            frames += [e for e in client.events_received() if isinstance(e, Frame)]
+    return frames
+
+
+async def test_whole_text_frames_skip_the_library_and_the_rest_keeps_its_order(
+    server: tuple[App, uvicorn.Server, str],
+) -> None:
+    app, _, url = server
+    async with raw_client(url) as (reader, writer, client):
+        writer.write(masked(b"hello"))
+        [first] = await frames_until(reader, client, 1)
+        assert first.data == b"echo hello (1)"
+        # Now detached: watch what reaches the library's parser.
+        conn = app.protocols[0].conn
+        given: list[bytes] = []
+        parse = conn.receive_data
+
+        def spy(data: bytes) -> None:
+            given.append(bytes(data))
+            parse(data)
+
+        conn.receive_data = spy
+        long = "ñ" * 200
+        writer.write(masked(b"a") + masked(long.encode()) + masked(b"c"))
+        frames = await frames_until(reader, client, 3)
+        assert [f.data.decode() for f in frames] == [
+            "echo a (1)",
+            f"echo {long} (1)",
+            "echo c (1)",
+        ]
+        assert given == []  # none of it went through the library
+        # A ping between two messages, a message in two fragments, and a frame cut in
+        # two writes: the library takes over at the ping, in order, and answers it.
+        ping = masked(b"p1", first=0x89)
+        tail = masked(b"f")
+        writer.write(
+            masked(b"b")
+            + ping
+            + masked(b"d")
+            + masked(b"d", first=0x01)
+            + masked(b"e", first=0x80)
+            + tail[:4]
+        )
+        await asyncio.sleep(0.05)
+        writer.write(tail[4:])
+        frames = await frames_until(reader, client, 5)
+        # The pong is written at once, the echoes by the app's task: as the library does.
+        assert [bytes(f.data) for f in frames if f.opcode is Opcode.PONG] == [b"p1"]
+        assert [bytes(f.data) for f in frames if f.opcode is Opcode.TEXT] == [
+            b"echo b (1)",
+            b"echo d (1)",
+            b"echo de (1)",
+            b"echo f (1)",
+        ]
+        assert given[0].startswith(ping)  # the library read from the ping on
+        assert app.served == ["hello", "a", long, "c", "b", "d", "de", "f"]
+
+
+async def test_a_frame_not_utf8_or_too_large_still_closes_as_the_library_does() -> None:
+    async with serving(ws_max_size=100) as (app, _, url):
+        for bad, code in ((masked(b"\xff\xfe"), 1007), (masked(b"x" * 101), 1009)):
+            async with raw_client(url) as (reader, writer, client):
+                writer.write(masked(b"hi"))
+                [echo] = await frames_until(reader, client, 1)
+                assert echo.data.startswith(b"echo hi")
+                writer.write(masked(b"ok") + bad + masked(b"never"))
+                # The close goes out at once; "ok", whole before the bad frame, reached
+                # the app first (the library alone would drop a message read together
+                # with a frame too large), and "never", after it, is not read.
+                frames = await frames_until(reader, client, 1)
+                closes = [Close.parse(f.data) for f in frames if f.opcode is Opcode.CLOSE]
+                assert [c.code for c in closes] == [code]
+            await asyncio.wait_for(app.task_ended.wait(), 5)
+            app.task_ended.clear()
+        assert app.served == ["hi", "ok", "hi", "ok"]
