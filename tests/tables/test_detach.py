@@ -25,7 +25,7 @@ from app.tables.live.detach import (
     KeepaliveSweep,
     detach,
     keepalive_sweep,
-    read_text_frames,
+    read_frames,
 )
 from tests.support import free_port
 
@@ -149,12 +149,21 @@ async def test_keepalive_pings_come_from_the_sweep_and_are_answered() -> None:
             await ws.send("x")
             assert await asyncio.wait_for(ws.recv(), 5) == "echo x (1)"
             proto = app.protocols[0]
+            conn, given = proto.conn, []
+            parse = conn.receive_data
+
+            def spy(data: bytes) -> None:
+                given.append(bytes(data))
+                parse(data)
+
+            conn.receive_data = spy
             sweep = keepalive_sweep(asyncio.get_running_loop())
             for _ in range(50):  # the first ping goes out within the sweep's tick
                 await asyncio.sleep(0.1)
                 if proto.last_ping_rtt > 0:
                     break
             assert proto.last_ping_rtt > 0  # a ping went out and its pong came back
+            assert given == []  # the pong was read without the library's parser
             assert proto.ping_timer is None  # no timer of its own between pings
             assert proto in sweep  # the next one is due in the sweep
             await ws.send("y")
@@ -239,9 +248,9 @@ def masked(payload: bytes, first: int = 0x81, mask_bit: int = 0x80) -> bytes:
 def test_read_text_frames_takes_whole_final_masked_text_frames_and_stops_at_anything_else() -> None:
     long = "ñ" * 200  # 400 bytes: the 16-bit length
     a, b, c = masked(b"a"), masked(long.encode()), masked(b"c")
-    assert read_text_frames(a + b + c, None) == (["a", long, "c"], len(a + b + c))
-    assert read_text_frames(a + c[:-1], None) == (["a"], len(a))  # a partial frame waits
-    assert read_text_frames(a + b[:5], None) == (["a"], len(a))  # so does a partial head
+    assert read_frames(a + b + c, None) == (["a", long, "c"], len(a + b + c))
+    assert read_frames(a + c[:-1], None) == (["a"], len(a))  # a partial frame waits
+    assert read_frames(a + b[:5], None) == (["a"], len(a))  # so does a partial head
     for other in (
         masked(b"ping", first=0x89),  # a ping
         masked(b"x", first=0x82),  # binary
@@ -251,10 +260,14 @@ def test_read_text_frames_takes_whole_final_masked_text_frames_and_stops_at_anyt
         masked(b"\xff\xfe"),  # not UTF-8
         masked(b"x" * 70_000),  # a 64-bit length
     ):
-        assert read_text_frames(a + other + c, None) == (["a"], len(a))
-    assert read_text_frames(a + b, 399) == (["a"], len(a))  # past the size limit
-    assert read_text_frames(a + b, 400) == (["a", long], len(a + b))
-    assert read_text_frames(b"", None) == ([], 0)
+        assert read_frames(a + other + c, None) == (["a"], len(a))
+    assert read_frames(a + b, 399) == (["a"], len(a))  # past the size limit
+    assert read_frames(a + b, 400) == (["a", long], len(a + b))
+    assert read_frames(b"", None) == ([], 0)
+    pong = masked(b"\x01\x02\x03\x04", first=0x8A)
+    assert read_frames(a + pong + c, None) == (["a", b"\x01\x02\x03\x04", "c"], len(a + pong + c))
+    long_pong = masked(b"p" * 126, first=0x8A)  # past a control frame's 125 bytes
+    assert read_frames(a + long_pong, None) == (["a"], len(a))
 
 
 @contextlib.asynccontextmanager

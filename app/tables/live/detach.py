@@ -20,17 +20,19 @@ its pong is uvicorn's own timer, which lives only while a ping is in flight.
 
 A detached socket's common frames skip the websockets library's parser
 (``data_received``): what a client sends nearly always arrives as whole, final, masked
-text frames of a few hundred bytes, and for those the library runs a generator
-coroutine, builds a ``Frame``, checks it, queues it as an event and hands it to
-uvicorn, which wraps it again; every object that leaves behind is young when the
-collector runs (decision 0007). Here such frames are read straight from the bytes
-received (RFC 6455, section 5.2), unmasked with the library's own C ``apply_mask``,
-decoded as UTF-8, and given to the app as uvicorn gives them (a ``websocket.receive``
-message with the text). The first byte that is anything else (a partial frame, a
-fragment, a control frame, binary, unmasked, reserved bits, a payload past the size
-limit or not UTF-8) and everything after it go to the library, which is then exactly
-where it would be had it read the frames before them itself: between two frames, with
-nothing buffered. Pings, pongs, closes and every protocol error are the library's.
+text frames of a few hundred bytes, or as the pong to a keep-alive ping, and for those
+the library runs a generator coroutine, builds a ``Frame``, checks it, queues it as an
+event and hands it to uvicorn, which wraps it again; what that leaves behind is young
+when the collector runs (decision 0007). Here such frames are read straight from the
+bytes received (RFC 6455, section 5.2), unmasked with the library's own C
+``apply_mask``, decoded as UTF-8, and given to the app as uvicorn gives them (a
+``websocket.receive`` message with the text; a pong to uvicorn's own ``handle_pong``).
+The keep-alive ping goes out the same way, straight to the transport. The first byte
+that is anything else (a partial frame, a fragment, a client's ping or close, binary,
+unmasked, reserved bits, a payload past the size limit or not UTF-8) and everything
+after it go to the library, which is then exactly where it would be had it read the
+frames before them itself: between two frames, with nothing buffered. Every protocol
+error is the library's.
 
 The protocol's attributes are slots (``UVICORN_ATTRIBUTES``): uvicorn sets about 40 on
 each socket, past the size Python shares between the instances of a class, so each
@@ -48,12 +50,14 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
+import random
 import weakref
 from collections.abc import Callable, Coroutine
 from typing import Any
 
 from uvicorn.protocols.utils import ClientDisconnected
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+from websockets.frames import Frame, Opcode
 from websockets.protocol import State
 
 try:
@@ -171,28 +175,28 @@ UVICORN_ATTRIBUTES = (
 )
 
 
-# A final text frame with no reserved bits (FIN, opcode 1), and the mask bit.
+# A final text frame and a pong (FIN, no reserved bits, the opcode), the mask bit.
 TEXT_FINAL = 0x81
+PONG_FINAL = 0x8A
 MASKED = 0x80
+PING_HEAD = b"\x89\x04"  # a final ping from the server (unmasked), 4 bytes of payload
 
 
-def read_text_frames(data: bytes, max_size: int | None) -> tuple[list[str], int]:
-    """The whole, final, masked text frames at the start of ``data`` (what a client
-    sends), decoded, and where the first byte of anything else starts: ``len(data)``
-    when they were all such frames."""
-    texts: list[str] = []
+def read_frames(data: bytes, max_size: int | None) -> tuple[list[str | bytes], int]:
+    """The whole, final, masked text frames (decoded: ``str``) and pongs (their payload:
+    ``bytes``) at the start of ``data``, what a client sends, in order; and where the
+    first byte of anything else starts: ``len(data)`` when they were all such frames."""
+    found: list[str | bytes] = []
     pos, end = 0, len(data)
     while end - pos >= 6:
-        if data[pos] != TEXT_FINAL:
-            break
-        second = data[pos + 1]
-        if not second & MASKED:
+        first, second = data[pos], data[pos + 1]
+        if (first != TEXT_FINAL and first != PONG_FINAL) or not second & MASKED:
             break
         length = second & 0x7F
         head = pos + 2
         if length == 126:
-            if end - pos < 8:
-                break
+            if first == PONG_FINAL or end - pos < 8:
+                break  # a control frame's payload is at most 125 bytes
             length = (data[head] << 8) | data[head + 1]
             head += 2
         elif length == 127:
@@ -203,13 +207,16 @@ def read_text_frames(data: bytes, max_size: int | None) -> tuple[list[str], int]
         stop = start + length
         if stop > end:
             break
-        try:
-            text = apply_mask(data[start:stop], data[head:start]).decode()
-        except UnicodeDecodeError:
-            break
-        texts.append(text)
+        payload = apply_mask(data[start:stop], data[head:start])
+        if first == PONG_FINAL:
+            found.append(payload)
+        else:
+            try:
+                found.append(payload.decode())
+            except UnicodeDecodeError:
+                break
         pos = stop
-    return texts, pos
+    return found, pos
 
 
 class DetachableProtocol(WebSocketsSansIOProtocol):
@@ -252,15 +259,45 @@ class DetachableProtocol(WebSocketsSansIOProtocol):
         limit, fragment = conn.max_message_size, conn.max_fragment_size
         if fragment is not None:
             limit = fragment if limit is None else min(limit, fragment)
-        texts, used = read_text_frames(data, limit)
-        queue = self.queue
-        for text in texts:
-            queue.put_nowait({"type": "websocket.receive", "text": text})
-        if texts and not self.read_paused:
+        found, used = read_frames(data, limit)
+        queue, received = self.queue, False
+        for item in found:
+            if isinstance(item, str):
+                queue.put_nowait({"type": "websocket.receive", "text": item})
+                received = True
+            else:  # uvicorn's own handling of a pong; the Frame lives only for the call
+                self.handle_pong(Frame(Opcode.PONG, item))
+        if received and not self.read_paused:
             self.read_paused = True
             self.transport.pause_reading()
         if used < len(data):
             super().data_received(data[used:])
+
+    def send_keepalive_ping(self) -> None:
+        """uvicorn's keep-alive ping, its 4-byte payload written straight to the
+        transport as a final, unmasked ping frame while the connection is open with
+        nothing of the library's waiting (RFC 6455, section 5.5.2), rather than through
+        the library's buffer, which leaves a new list behind each time; otherwise,
+        uvicorn's own."""
+        conn = self.conn
+        if (
+            not self.detached
+            or self.close_sent
+            or self.transport.is_closing()
+            or conn.state is not State.OPEN
+            or conn.writes
+        ):
+            super().send_keepalive_ping()
+            return
+        self.ping_timer = None
+        payload = random.getrandbits(32).to_bytes(4, "big")
+        self.pending_ping_payload = payload
+        self.ping_sent_at = self.loop.time()
+        self.transport.write(PING_HEAD + payload)
+        if self.ping_timeout is not None:
+            self.pong_timer = self.loop.call_later(self.ping_timeout, self.keepalive_timeout)
+        else:
+            self.schedule_ping()
 
     def schedule_ping(self) -> None:
         """The next ping, due in uvicorn's interval less the last round trip (as its own
