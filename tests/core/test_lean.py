@@ -1,6 +1,7 @@
 """The lean queue and flag behave as the asyncio.Queue and asyncio.Event they replace on
 an accepted socket, for every operation uvicorn's protocol uses, cancellation included,
-and hold no list while empty."""
+and hold no list while empty; a Wake is waited on again and again by one task, on
+asyncio's loop and uvloop's, the task waiting on it and not on a future of its own."""
 
 from __future__ import annotations
 
@@ -9,10 +10,11 @@ import sys
 from typing import Any
 
 import pytest
+import uvloop
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.core.lean import Flag, ReceiveQueue
+from app.core.lean import Flag, ReceiveQueue, Wake
 
 
 def test_the_queue_is_fifo_and_serves_getters_in_the_order_they_came() -> None:
@@ -122,3 +124,66 @@ def test_they_cost_a_fraction_of_what_they_replace() -> None:
 
     asyncio_cost, lean_cost = asyncio.run(sizes())
     assert lean_cost * 10 < asyncio_cost
+
+
+@pytest.mark.parametrize("run", [asyncio.run, uvloop.run], ids=["asyncio", "uvloop"])
+def test_a_wake_is_waited_on_again_and_again_and_cancelled_like_a_future(run: Any) -> None:
+    async def check() -> None:
+        loop = asyncio.get_running_loop()
+        wake = Wake(loop)
+        woken: list[int] = []
+
+        async def pump(rounds: int) -> None:
+            for i in range(rounds):
+                await wake
+                woken.append(i)
+
+        wake.set()  # nobody waits: nothing happens, nothing is kept for later
+        task = loop.create_task(pump(3))
+        for i in range(3):
+            await asyncio.sleep(0)
+            assert wake.waiting and not wake.done() and woken == list(range(i))
+            assert task._fut_waiter is wake  # type: ignore[attr-defined]  # no future made
+            wake.set()
+            wake.set()  # twice: one wake
+            assert not wake.waiting and wake.done()
+            await asyncio.sleep(0)
+        await asyncio.wait_for(task, 1)
+        assert woken == [0, 1, 2] and not wake.waiting
+
+        # Cancelled while it waits: the task gets CancelledError at its await.
+        task = loop.create_task(pump(1))
+        await asyncio.sleep(0)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        assert not wake.waiting and not wake.cancelled()
+
+        # Cancelled after it was woken, before it ran: the next wait starts afresh.
+        task = loop.create_task(pump(1))
+        await asyncio.sleep(0)
+        wake.set()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        woken.clear()
+        task = loop.create_task(pump(2))
+        await asyncio.sleep(0)
+        assert wake.waiting
+        wake.set()
+        await asyncio.sleep(0)
+        await asyncio.sleep(0)
+        assert woken == [0] and wake.waiting
+        wake.set()
+        await asyncio.wait_for(task, 1)
+        assert woken == [0, 1]
+
+        # One waiter at a time.
+        task = loop.create_task(pump(1))
+        await asyncio.sleep(0)
+        with pytest.raises(RuntimeError):
+            await wake
+        wake.set()
+        await asyncio.wait_for(task, 1)
+
+    run(check())

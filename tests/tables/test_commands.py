@@ -216,7 +216,7 @@ def test_the_pump_keeps_nothing_of_a_commit_while_it_waits_for_the_next() -> Non
         del payload
         for _ in range(3):
             await asyncio.sleep(0)
-        assert not conn.queue and conn._wake is not None  # handled; waiting for more
+        assert not conn.queue and conn._wake is not None and conn._wake.waiting  # handled
         gc.collect()
         assert gone() is None
         pump.cancel()
@@ -267,7 +267,7 @@ def test_an_idle_pump_is_not_woken_for_the_next_commit_of_its_table() -> None:
             conn.queue.clear()
             for _ in range(3):
                 await asyncio.sleep(0)
-            assert conn._wake is not None and not conn._wake.done()
+            assert conn._wake is not None and conn._wake.waiting
             return conn._wake
 
         def commit(*vs: int) -> dict[str, Any]:
@@ -279,13 +279,13 @@ def test_an_idle_pump_is_not_woken_for_the_next_commit_of_its_table() -> None:
         pump = asyncio.ensure_future(conn._pump())
         await asyncio.sleep(0)
         wake = conn._wake
-        assert wake is not None and not wake.done()
+        assert wake is not None and wake.waiting
 
         conn.deliver(channel, commit(13))
         conn.deliver(channel, commit(14, 15))
         assert [orjson.loads(t)["type"] for t in sender.written] == ["event", "batch"]
         assert watch.last_v == 15 and not conn.queue
-        assert conn._wake is wake and not wake.done()  # the pump slept through both
+        assert conn._wake is wake and wake.waiting  # the pump slept through both
 
         conn.deliver(channel, commit(17))  # a gap: the pump fills it from the stream
         assert len(conn.queue) == 1 and len(sender.written) == 2
@@ -316,7 +316,7 @@ def test_an_idle_pump_is_not_woken_for_the_next_commit_of_its_table() -> None:
 
         conn.deliver(channel, commit(16))  # the plain case again: written
         assert len(sender.written) == 3 and watch.last_v == 16 and not conn.queue
-        assert not wake.done()
+        assert wake.waiting
 
         pump.cancel()
         with contextlib.suppress(asyncio.CancelledError):

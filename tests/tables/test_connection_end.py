@@ -88,7 +88,7 @@ async def test_ended_from_outside_the_reading_task_stops_and_the_pump_ends() -> 
     conn._reader = reader = asyncio.ensure_future(conn._read())
     pump = asyncio.ensure_future(conn._pump())
     await asyncio.sleep(0.01)
-    assert conn._wake is not None  # the pump waits for work
+    assert conn._wake is not None and conn._wake.waiting  # the pump waits for work
     conn.end(4001, "session_ended")
     await asyncio.wait_for(pump, 1)
     await asyncio.sleep(0.01)

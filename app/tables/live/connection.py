@@ -23,7 +23,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 
 from app.core import metrics
 from app.core.errors import AppError, database_unreachable
-from app.core.lean import ReceiveQueue
+from app.core.lean import ReceiveQueue, Wake
 from app.core.logging import WsSession
 from app.rules.legal import legal_commands
 from app.rules.serialize import command_from_dict, command_to_dict
@@ -86,12 +86,13 @@ class Connection:
         self.name = name
         self.hub = hub
         self.svc = svc
-        # The pump's work: a list and one future to wake the pump, not an asyncio.Queue
-        # (three deques and a lock-step API this single consumer does not need), nor a
-        # deque (0.7 KiB even when empty; the list holds a few items at most but for a
-        # client that stops reading, and never more than MAX_QUEUE).
+        # The pump's work: a list and one reusable wait to wake the pump (made at its
+        # first wait), not an asyncio.Queue (three deques and a lock-step API this single
+        # consumer does not need), nor a deque (0.7 KiB even when empty; the list holds a
+        # few items at most but for a client that stops reading, and never more than
+        # MAX_QUEUE), nor a future made at each wait (app/core/lean.py, ``Wake``).
         self.queue: list[tuple[str, Any]] = []
-        self._wake: asyncio.Future[None] | None = None
+        self._wake: Wake | None = None
         self.watches: dict[str, TableWatch] = {}
         self.tokens = float(RATE_PER_SECOND)
         self.stamp = time.monotonic()
@@ -147,7 +148,7 @@ class Connection:
         wake, sender = self._wake, self._now
         if (
             wake is None
-            or wake.done()
+            or not wake.waiting
             or self.queue
             or self.closed
             or self.closing
@@ -170,7 +171,7 @@ class Connection:
             sender.write(text)
         except Exception:  # as in _write_text: the socket is gone; the pump ends
             self.closed = True
-            wake.set_result(None)
+            wake.set()
         return True
 
     def _seen(self, payload: Any) -> bool:
@@ -199,8 +200,8 @@ class Connection:
 
     def _wake_pump(self) -> None:
         wake = self._wake
-        if wake is not None and not wake.done():
-            wake.set_result(None)
+        if wake is not None:
+            wake.set()  # only while the pump waits: it looks at its queue before it does
 
     def end(self, code: int, reason: str) -> None:
         """Close from outside the pump, which may be stuck behind a client that does not
@@ -431,11 +432,10 @@ class Connection:
                 await self._read_declined()
                 continue
             if not queue:
-                self._wake = asyncio.get_running_loop().create_future()
-                try:
-                    await self._wake
-                finally:
-                    self._wake = None
+                wake = self._wake
+                if wake is None:
+                    wake = self._wake = Wake(asyncio.get_running_loop())
+                await wake
                 continue
             kind, item = queue.pop(0)
             try:
