@@ -57,6 +57,20 @@ def test_bounded() -> None:
     assert list(cache.entries) == ["T2", "T3", "T4"]
 
 
+def test_a_newer_put_updates_the_entry_in_place_and_makes_it_the_most_recent() -> None:
+    cache = TableCache(limit=3)
+    cache.put("T", 5, meta("five"), None)
+    cache.put("U", 1, meta(), None)
+    entry = cache.get("T")
+    cache.advance(published(6, 6), meta("six").model_dump_json(), "")  # a raw meta waits
+    cache.put("T", 7, meta("seven"), None)
+    assert cache.get("T") is entry and entry is not None  # no new object per commit
+    assert entry.v == 7 and entry.meta().name == "seven" and entry.state() is None
+    assert list(cache.entries) == ["U", "T"]
+    cache.put("T", 6, meta("six"), None)  # older: ignored
+    assert entry.v == 7 and entry.meta().name == "seven"
+
+
 def test_one_encoding_per_viewer_kind() -> None:
     """The frames of one commit are encoded once per seat and once for spectators, and
     every socket of that kind gets the same text; a viewer out of step gets none."""

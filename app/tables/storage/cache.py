@@ -84,9 +84,17 @@ class TableCache:
 
     def put(self, table_id: str, v: int, meta: TableMeta, state: State | None) -> None:
         current = self.entries.get(table_id)
-        if current is not None and current.v > v:
+        if current is None:
+            self._set(table_id, Entry(v, meta, state))
+            return
+        if current.v > v:
             return  # already further on (another process's records arrived first)
-        self._set(table_id, Entry(v, meta, state))
+        # Updated in place, as ``advance`` does: an entry made per commit would be one
+        # more young object per table at every collection (decision 0007).
+        current.v = v
+        current._meta, current._meta_raw = meta, ""
+        current._state, current._state_raw = state, ""
+        self._set(table_id, current)
 
     def drop(self, table_id: str) -> None:
         self.entries.pop(table_id, None)
