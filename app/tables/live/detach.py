@@ -240,8 +240,8 @@ class DetachableProtocol(WebSocketsSansIOProtocol):
         return task
 
     def data_received(self, data: bytes) -> None:
-        """Whole text frames of a detached socket read here; the rest, from the first
-        byte that is not one, by the library (the module's docstring)."""
+        """Whole text frames and pongs of a detached socket read here; the rest, from
+        the first byte that is neither, by the library (the module's docstring)."""
         if not self.detached:
             super().data_received(data)
             return
