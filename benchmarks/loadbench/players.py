@@ -256,9 +256,9 @@ class Table:
             return
         for old in [k for k in self.arrivals if k < ack["v"] - 8]:
             del self.arrivals[old]
-        mark = self.marks.pop(ack["v"], None)
-        for old in [k for k in self.marks if k < ack["v"]]:
-            del self.marks[old]
+        # Any version of this commit may have ended the hand, not only its last one.
+        marks = [self.marks.pop(k) for k in sorted(self.marks) if k <= ack["v"]]
+        mark = marks[-1] if marks else None
         if counted:
             stats.served += 1
             stats.kinds[command["type"]] += 1

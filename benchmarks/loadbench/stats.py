@@ -176,12 +176,12 @@ def summary(
         f"load average {os.getloadavg()[0]:.2f}; RSS per process {rss}",
         flush=True,
     )
-    slow = pct(m.latencies, 0.99)
+    past_p99 = max(sum(x > p99 for x in m.latencies), 1)
     print(
         "server latency by move (count, p50, p99 ms, share of the moves past the p99): "
         + "; ".join(
             f"{kind} {len(ms)}, {pct(ms, 0.5):.2f}, {pct(ms, 0.99):.2f}, "
-            f"{sum(x > slow for x in ms) / max(sum(x > slow for x in m.latencies), 1):.0%}"
+            f"{sum(x > p99 for x in ms) / past_p99:.0%}"
             for kind, ms in sorted(m.by_kind.items(), key=lambda item: -len(item[1]))
         ),
         flush=True,
