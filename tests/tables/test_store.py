@@ -10,6 +10,7 @@ import os
 import secrets
 from typing import Any
 
+import orjson
 import pytest
 from redis.exceptions import ConnectionError as RedisConnectionError
 
@@ -54,6 +55,67 @@ async def test_timers_go_in_with_the_commit_and_only_when_it_commits(store: Tabl
     assert loaded is not None and loaded.v == 3
     assert [r["v"] for r in await store.full_log(tid)] == [1, 2, 3]
     await store.redis.zrem(TIMERS_KEY, first, second)
+
+
+async def test_one_commit_saves_every_field_record_and_timer_it_carries(
+    store: TableStore,
+) -> None:
+    """The script writes the table hash in one HSET, the records in one RPUSH and the
+    timers in one ZADD: every field, record and timer of a commit is there afterwards,
+    a field left out keeps its old value, and the publish carries the records in order."""
+    tid = secrets.token_hex(6)
+    timers = [(f"turn|{tid}|1:{i}:{i}.5", i + 0.5) for i in range(3)]
+    channel = f"test-commit:{tid}"
+    pubsub = store.redis.pubsub()
+    await pubsub.subscribe(channel)
+    try:
+        v = await store.commit(
+            tid,
+            0,
+            [record(1), record(2), record(3)],
+            meta=b'{"m":1}',
+            state=b'{"s":1}',
+            cid="c1",
+            timers=timers,
+            clock=7.25,
+            publish_state=True,
+            channel=channel,
+        )
+        assert v == 3
+        loaded = await store.load(tid, "c1")
+        assert loaded is not None
+        assert (loaded.v, loaded.meta, loaded.state, loaded.seen, loaded.clock) == (
+            3,
+            b'{"m":1}',
+            b'{"s":1}',
+            3,
+            7.25,
+        )
+        assert [r["v"] for r in await store.full_log(tid)] == [1, 2, 3]
+        for member, at in timers:
+            assert await store.redis.zscore(TIMERS_KEY, member) == at
+        # Only the state changes: meta and clock stay as they were.
+        assert await store.commit(tid, 3, [record(4)], state=b'{"s":2}', channel="") == 4
+        loaded = await store.load(tid)
+        assert loaded is not None
+        assert (loaded.v, loaded.meta, loaded.state, loaded.clock) == (
+            4,
+            b'{"m":1}',
+            b'{"s":2}',
+            7.25,
+        )
+        message = None
+        for _ in range(50):
+            message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=0.1)
+            if message is not None:
+                break
+        assert message is not None
+        head, meta, state = str(message["data"]).split("\n")
+        assert [r["v"] for r in orjson.loads(head)["records"]] == [1, 2, 3]
+        assert (meta, state) == ('{"m":1}', '{"s":1}')
+    finally:
+        await pubsub.aclose()
+        await store.redis.zrem(TIMERS_KEY, *(m for m, _ in timers))
 
 
 async def test_a_gap_is_read_back_from_the_log_by_version(store: TableStore) -> None:

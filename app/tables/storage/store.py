@@ -55,15 +55,14 @@ if ARGV[5] ~= '' then
 end
 local n = tonumber(ARGV[2])
 local recs = {}
-for i = 1, n do
-  v = v + 1
-  recs[i] = ARGV[6 + i]
-  redis.call('RPUSH', KEYS[2], recs[i])
-end
-redis.call('HSET', KEYS[1], 'v', v)
-if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'meta', ARGV[3]) end
-if ARGV[4] ~= '' then redis.call('HSET', KEYS[1], 'state', ARGV[4]) end
-if ARGV[8 + n] ~= '' then redis.call('HSET', KEYS[1], 'clock', ARGV[8 + n]) end
+for i = 1, n do recs[i] = ARGV[6 + i] end
+if n > 0 then redis.call('RPUSH', KEYS[2], unpack(recs)) end
+v = v + n
+local fields = {'v', v}
+if ARGV[3] ~= '' then fields[#fields + 1] = 'meta'; fields[#fields + 1] = ARGV[3] end
+if ARGV[4] ~= '' then fields[#fields + 1] = 'state'; fields[#fields + 1] = ARGV[4] end
+if ARGV[8 + n] ~= '' then fields[#fields + 1] = 'clock'; fields[#fields + 1] = ARGV[8 + n] end
+redis.call('HSET', KEYS[1], unpack(fields))
 if ARGV[5] ~= '' then
   redis.call('HSET', KEYS[3], ARGV[5], v)
   redis.call('EXPIRE', KEYS[3], 86400)
@@ -75,8 +74,10 @@ if n > 0 and ARGV[7 + n] ~= '' then
   redis.call(ARGV[10 + n], ARGV[7 + n], body)
 end
 local m = tonumber(ARGV[11 + n] or '0')
-for j = 1, m do
-  redis.call('ZADD', KEYS[4], ARGV[10 + n + 2 * j], ARGV[11 + n + 2 * j])
+if m > 0 then
+  local timers = {}
+  for j = 1, 2 * m do timers[j] = ARGV[11 + n + j] end
+  redis.call('ZADD', KEYS[4], unpack(timers))
 end
 return {1, v}
 """
