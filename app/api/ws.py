@@ -23,6 +23,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.api.deps import client_ip
 from app.api.restart import RESTART_FRAME, SERVICE_RESTART
+from app.core.errors import database_unreachable
 from app.core.origins import origin_allowed
 from app.tables.live import sockets
 from app.tables.live.connection import Connection
@@ -113,8 +114,17 @@ async def websocket_endpoint(ws: WebSocket) -> None:
         return
     try:
         found = await _authenticate(ws)
-    except DatabasePoolTimeout:  # the pool is exhausted: say so, the client retries later
-        log.warning("WebSocket refused: no database connection free in time")
+    except Exception as exc:
+        # An exhausted pool, or a database lost under the handshake (a restart, a
+        # failover, an administrator ending the connection): the socket is refused as
+        # busy and the client retries later, as an HTTP request is answered 503
+        # (app/core/errors.py). Anything else is a fault of ours and stays one.
+        if isinstance(exc, DatabasePoolTimeout):
+            log.warning("WebSocket refused: no database connection free in time")
+        elif database_unreachable(exc):
+            log.warning("WebSocket refused: the database is not answering: %s", exc)
+        else:
+            raise
         busy = server_busy()
         await _refuse(ws, (TRY_AGAIN_LATER, busy.code), error_frame(busy.code, busy.message))
         return

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import httpx
@@ -16,6 +16,9 @@ from sqlalchemy import event, func, select
 from sqlalchemy.exc import DBAPIError, ProgrammingError
 
 from app.users.models import User
+from app.users.tokens import SESSION_COOKIE
+from tests.api.test_ws_busy import frames, handshake, handshake_until_hello
+from tests.economy.helpers import client_for, new_users
 
 # The statement a connection runs instead of the request's own, once armed: Postgres
 # ends that very connection, as a restart or pg_terminate_backend from outside would.
@@ -135,3 +138,39 @@ def test_a_socket_message_that_loses_the_database_is_answered_server_busy(
 
     written = asyncio.run(check())
     assert [(f["type"], f["code"]) for f in written] == [("error", code)]
+
+
+async def test_a_socket_handshake_that_loses_the_database_is_refused_as_busy(
+    app: FastAPI, make_client: Callable[[], httpx.AsyncClient], cut: Cut
+) -> None:
+    """The handshake reads the session from the database: lost there, the socket is
+    accepted, told ``server_busy`` and closed 1013 (try again later), never a 500; the
+    same cookie is served on the next try."""
+    (me,) = await new_users(app.state.sessionmaker, 1)
+    cookie = (await client_for(app, make_client, me)).cookies[SESSION_COOKIE]
+    cut.armed = 1
+    sent = await handshake(app, cookie)
+    assert cut.fired == 1
+    assert sent[0]["type"] == "websocket.accept"
+    assert [f["code"] for f in frames(sent)] == ["server_busy"]
+    assert (sent[-1]["type"], sent[-1]["code"], sent[-1]["reason"]) == (
+        "websocket.close",
+        1013,
+        "server_busy",
+    )
+    sent = await handshake_until_hello(app, cookie)
+    assert frames(sent)[0]["type"] == "hello"
+
+
+async def test_a_socket_handshake_whose_query_fails_is_still_an_error_of_ours(
+    app: FastAPI, make_client: Callable[[], httpx.AsyncClient], cut: Cut
+) -> None:
+    """Only a lost database is "busy" on the handshake too: a statement Postgres refuses
+    is not passed off as a reason to retry."""
+    (me,) = await new_users(app.state.sessionmaker, 1)
+    cookie = (await client_for(app, make_client, me)).cookies[SESSION_COOKIE]
+    cut.instead = "SELECT * FROM no_such_table_here"
+    cut.armed = 1
+    with pytest.raises(ProgrammingError):
+        await handshake(app, cookie)
+    assert cut.fired == 1
