@@ -216,6 +216,35 @@ def test_replay_of_a_missing_game_says_so(new_context) -> None:
     assert page.text_content("h1") == ES["replay.missing"]
 
 
+def test_a_game_being_archived_is_asked_again_until_it_answers(new_context) -> None:
+    """Opened the moment a game ends, the replay may not be archived yet (409
+    ``game_archiving``): the viewer keeps saying it is loading and asks again each
+    second, and shows what the server answers once it answers otherwise."""
+    page = new_context().new_page()
+    as_guest(page)
+    asked: list[str] = []
+
+    def archiving(route) -> None:
+        asked.append(route.request.url)
+        if len(asked) <= 2:
+            route.fulfill(
+                status=409,
+                content_type="application/json",
+                body=json.dumps({"error": {"code": "game_archiving", "message": "being saved"}}),
+            )
+        else:
+            route.continue_()
+
+    page.route("**/api/games/justover/replay/frames", archiving)
+    page.goto("/#/replay/justover")
+    loading = json.dumps(ES["common.loading"])
+    page.wait_for_function(f"() => document.body.textContent.includes({loading})")
+    assert page.locator("#rp-error").count() == 0
+    page.wait_for_selector("#rp-error", timeout=10_000)
+    assert len(asked) == 3  # twice "being saved", then the real answer: no such game
+    assert page.text_content("h1") == ES["replay.missing"]
+
+
 def test_replay_of_a_four_player_game_at_phone_and_laptop_sizes(new_context, artifacts) -> None:
     """Pairs with muertos, a match of several hands: four seats, the hand selector, the
     partner's hand face down from one seat's eyes, the muertos on the felt; nothing

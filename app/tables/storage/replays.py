@@ -48,7 +48,9 @@ def not_found() -> AppError:
 
 async def load_for_replay(db: AsyncSession, store: TableStore, game_id: str, viewer: int) -> Game:
     """The finished game ``viewer`` may replay, else 404 (unknown, or private and not
-    theirs) or 409 ``game_live`` (a known game, or table, still being played)."""
+    theirs), 409 ``game_live`` (a known game, or table, still being played) or 409
+    ``game_archiving`` (just over, its archive not written yet: asked again shortly, it
+    is there)."""
     game = await db.get(Game, game_id)
     if game is not None:
         if game.private and not played_in(game, viewer):
@@ -62,7 +64,13 @@ async def load_for_replay(db: AsyncSession, store: TableStore, game_id: str, vie
     meta = TableMeta.model_validate_json(loaded.meta)
     if meta.game_id is None or not meta.may_watch(viewer):
         raise not_found()
-    if meta.status in ("starting", "playing", "finished"):  # (finished: not archived yet)
+    if meta.status == "finished":  # over, its archive not written yet: a moment more
+        raise AppError(
+            "game_archiving",
+            "That game has just ended and is being saved; its replay opens in a moment.",
+            409,
+        )
+    if meta.status in ("starting", "playing"):
         raise AppError(
             "game_live",
             "That game is still being played; its replay opens when it is over.",

@@ -3,7 +3,7 @@
 // in the address, so a copied link opens at the same step.
 import { h, render, type VNode } from "preact";
 import "./replay.css";
-import { errorText, get } from "../../api";
+import { ApiError, errorText, get } from "../../api";
 import { t } from "../../i18n";
 import { app } from "../../state";
 import { toast } from "../../ui";
@@ -15,6 +15,7 @@ import { controlsView, exportsView, fairView, sheetView } from "./panel";
 import type { ReplayFrames } from "./types";
 
 const STEP_MS = 1400; // one step at 1x
+const ARCHIVING_TRIES = 30; // a game just over: asked again each second while its archive is written
 
 interface RS {
   data: ReplayFrames | null;
@@ -38,7 +39,7 @@ export function replayView(el: HTMLElement, arg: string): View {
   const frames = () => s.data!.hands[s.hand].frames;
   const atEnd = () => s.hand === s.data!.hands.length - 1 && s.n === frames().length - 1;
 
-  async function load(): Promise<void> {
+  async function load(tries = 0): Promise<void> {
     try {
       const data: ReplayFrames = await get(`/api/games/${encodeURIComponent(gameId)}/replay/frames`);
       if (gone) return;
@@ -49,6 +50,12 @@ export function replayView(el: HTMLElement, arg: string): View {
       const seats = data.players.map((p) => p.seat);
       if (typeof s.pov === "number" && !seats.includes(s.pov)) s.pov = "all";
     } catch (e) {
+      if (gone) return;
+      // Just over, its archive being written: still loading, asked again in a second.
+      if (e instanceof ApiError && e.code === "game_archiving" && tries < ARCHIVING_TRIES) {
+        timer = window.setTimeout(() => void load(tries + 1), 1000);
+        return;
+      }
       s.error = errorText(e);
     }
     paint();
