@@ -66,6 +66,17 @@ def frames(sent: list[dict[str, Any]]) -> list[Any]:
     ]
 
 
+def assert_refused_busy(sent: list[dict[str, Any]]) -> None:
+    """Accepted, told ``server_busy``, closed 1013 (try again later)."""
+    assert sent[0]["type"] == "websocket.accept"
+    assert [f["code"] for f in frames(sent)] == ["server_busy"]
+    assert (sent[-1]["type"], sent[-1]["code"], sent[-1]["reason"]) == (
+        "websocket.close",
+        1013,
+        "server_busy",
+    )
+
+
 @pytest.mark.parametrize(
     "settings_overrides", [{"db_pool_size": 1, "db_pool_timeout_seconds": 0.5}]
 )
@@ -80,13 +91,7 @@ async def test_an_exhausted_pool_refuses_the_socket_as_busy(
     finally:
         for conn in taken:
             await conn.close()
-    assert sent[0]["type"] == "websocket.accept"
-    assert [f["code"] for f in frames(sent)] == ["server_busy"]
-    assert (sent[-1]["type"], sent[-1]["code"], sent[-1]["reason"]) == (
-        "websocket.close",
-        1013,
-        "server_busy",
-    )
+    assert_refused_busy(sent)
     # A connection free again: the same cookie is served (hello), then we hang up.
     sent = await handshake_until_hello(app, cookie)
     assert frames(sent)[0]["type"] == "hello"

@@ -17,7 +17,12 @@ from sqlalchemy.exc import DBAPIError, ProgrammingError
 
 from app.users.models import User
 from app.users.tokens import SESSION_COOKIE
-from tests.api.test_ws_busy import frames, handshake, handshake_until_hello
+from tests.api.test_ws_busy import (
+    assert_refused_busy,
+    frames,
+    handshake,
+    handshake_until_hello,
+)
 from tests.economy.helpers import client_for, new_users
 
 # The statement a connection runs instead of the request's own, once armed: Postgres
@@ -151,13 +156,7 @@ async def test_a_socket_handshake_that_loses_the_database_is_refused_as_busy(
     cut.armed = 1
     sent = await handshake(app, cookie)
     assert cut.fired == 1
-    assert sent[0]["type"] == "websocket.accept"
-    assert [f["code"] for f in frames(sent)] == ["server_busy"]
-    assert (sent[-1]["type"], sent[-1]["code"], sent[-1]["reason"]) == (
-        "websocket.close",
-        1013,
-        "server_busy",
-    )
+    assert_refused_busy(sent)
     sent = await handshake_until_hello(app, cookie)
     assert frames(sent)[0]["type"] == "hello"
 
