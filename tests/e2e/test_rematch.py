@@ -99,19 +99,50 @@ def test_rematch_accepted_by_both(new_context, artifacts) -> None:
         page.wait_for_selector("#hand .card")
     new = a.evaluate("() => location.hash")
     assert b.evaluate("() => location.hash") == new
+    # The finished table opened again says the rematch is on, and stays where it is.
+    a.goto(f"/#/table/{tid}")
+    a.wait_for_selector("#rematch-status[data-state='started']")
+    assert a.get_attribute("#rematch-go", "href") == new
+    a.screenshot(path=str(artifacts / "rematch-started-1366.png"))
+    a.wait_for_timeout(300)
+    assert a.evaluate("() => location.hash") == f"#/table/{tid}"
+    a.click("#rematch-go")
+    a.wait_for_function(f"() => location.hash === '{new}'")
 
 
-def test_rematch_declined(new_context) -> None:
+def test_rematch_declined(new_context, artifacts) -> None:
     # The hand is played from the players' sessions while the browsers show it: clicking
     # a whole hand through is the accepted case's (and test_play_hand.py's) business.
-    a, b, _ = _finished_game(new_context, scripted=True)
+    a, b, tid = _finished_game(new_context, scripted=True)
+    # Sara's own answer to her offer is held back until the end: it must not undo
+    # what the pushes said meanwhile.
+    held: list[tuple[object, object]] = []
+
+    def hold(route) -> None:
+        held.append((route, route.fetch()))
+
+    b.route(f"**/api/tables/{tid}/rematch", hold)
     b.click("#rematch-offer")
+    b.wait_for_selector("#rematch-status[data-state='open']")  # from her socket
+    # Rosa reloads the result sheet: the open offer is shown as it stands.
+    a.reload()
     a.wait_for_selector("#rematch-decline")
+    assert "sara_" in a.text_content("#rematch-status")
+    a.screenshot(path=str(artifacts / "rematch-reloaded-1366.png"))
     a.click("#rematch-decline")
     for page in (a, b):
         page.wait_for_selector("#rematch-status[data-state='declined']")
     assert "rosa_" in b.text_content("#rematch-status")
     assert b.locator("#rematch-accept, #rematch-offer").count() == 0
+    # The offer's answer ("open") arrives last, and changes nothing.
+    assert len(held) == 1
+    route, response = held[0]
+    with b.expect_event("requestfinished", lambda r: r.url.endswith(f"/{tid}/rematch")):
+        route.fulfill(response=response)
+    b.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+    assert b.get_attribute("#rematch-status", "data-state") == "declined"
+    assert b.locator("#rematch-accept, #rematch-offer").count() == 0
+    b.screenshot(path=str(artifacts / "rematch-declined-390.png"))
 
 
 def test_rematch_times_out(short_rematch_context, artifacts) -> None:

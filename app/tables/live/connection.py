@@ -68,6 +68,9 @@ def table_chat(table_id: str) -> str:
 MAX_QUEUE = 256
 HANG_UP_SECONDS = 1.0  # a close frame that cannot be written by then: drop the connection
 DRAIN_SECONDS = 2.0  # how long a socket being closed for flooding may take to flush
+# Records read back from a finished table's log to find its last hand's end: the end
+# itself, the table's record that follows it and any seat or clock facts in between.
+FINAL_TAIL = 16
 FLOOD_CLOSE_AFTER = 100  # messages refused for rate in a row before the socket is closed
 
 
@@ -528,7 +531,20 @@ class Connection:
         v, meta, state = await self.svc.load(watch.table_id)
         watch.update_meta(meta)
         watch.last_v = v
-        await self._write(snapshot_frame(watch.table_id, v, meta, state, watch.seat))
+        frame = snapshot_frame(watch.table_id, v, meta, state, watch.seat)
+        if meta.status == "finished":
+            frame["result"] = await self._final_result(watch)
+        await self._write(frame)
+
+    async def _final_result(self, watch: TableWatch) -> dict[str, Any] | None:
+        """The last hand's ``hand_ended`` event as this viewer saw it live, so that a
+        finished table opened again (a reload on the result sheet) shows its result, and
+        its rematch and replay, instead of a bare board. It is among the last records of
+        the log (the game's end, then the table's); None when the log no longer has it."""
+        for record in reversed(await self.svc.store.log_from(watch.table_id, -FINAL_TAIL)):
+            if record.get("k") == "g" and record.get("e", {}).get("type") == "hand_ended":
+                return watch.frame(record)["event"]  # type: ignore[no-any-return]
+        return None
 
     # -- client messages
 

@@ -22,7 +22,7 @@ import { enabled, finishAll, measure } from "./motion";
 import { baseView, loadMyResult, moveText } from "./sheet";
 import { play } from "./sound";
 import { EMOTE_SHOWN_MS } from "./emotes";
-import type { RematchState } from "./rematch";
+import { isNewer, type RematchState } from "./rematch";
 import { cutView } from "./cut";
 
 // Paint-latency probes read by the browser tests: for each frame from the server, when it
@@ -65,6 +65,7 @@ export function tableView(el: HTMLElement, tableId: string): View {
   let bank = 0; // the seat on turn's time bank after its deadline (clock.ts)
   let banking = false; // the deadline is its bank's end
   let resultFor = ""; // the game whose own result was asked for
+  let sheetFor = ""; // the finished game whose sheet a snapshot opened
 
   // Frames are applied at once and painted in the next animation frame: a burst of
   // events (a bot's draw, meld and discard) costs one render, painted in one frame.
@@ -94,7 +95,14 @@ export function tableView(el: HTMLElement, tableId: string): View {
     s.deadline = s.meta.turn_deadline ?? null;
     ({ bank, banking } = bankFromMeta(s.meta, s.game));
     s.missing = "";
+    // A finished game opened (or reloaded) here shows its result sheet once, with its
+    // rematch and replay; closed, a later snapshot does not bring it back.
+    if (f.result && s.meta.status === "finished" && s.meta.game_id !== sheetFor) {
+      sheetFor = s.meta.game_id;
+      s.shownResult = { ...f.result, hand_no: s.game?.hand_no ?? 0 } as HandResult;
+    }
     askMyResult();
+    askRematch();
     fxQueue = [];
     finishAll(); // a fresh snapshot: whatever was moving is stale
     arrivals.push(performance.now());
@@ -151,10 +159,20 @@ export function tableView(el: HTMLElement, tableId: string): View {
     showRematch(f as unknown as RematchState);
   }));
 
-  function showRematch(r: RematchState): void {
+  // `follow`: a rematch that starts now takes the player to its table; one found
+  // started when an old table is opened again does not.
+  function showRematch(r: RematchState, follow = true): void {
+    if (!isNewer(s.rematch, r)) return;
     s.rematch = r;
-    if (r.state === "started" && r.new_table) location.hash = `#/table/${r.new_table}`;
+    if (follow && r.state === "started" && r.new_table) location.hash = `#/table/${r.new_table}`;
     schedule();
+  }
+
+  // A finished table shown (opened, reloaded, or its socket back): an offer made
+  // meanwhile is shown as it stands, not as no offer at all.
+  function askRematch(): void {
+    if (s.meta?.status !== "finished" || s.seat === null) return;
+    get(`/api/tables/${tableId}/rematch`).then((r) => showRematch(r as RematchState, false)).catch(() => undefined);
   }
 
   async function rematch(decline = false): Promise<void> {
@@ -240,6 +258,7 @@ export function tableView(el: HTMLElement, tableId: string): View {
     }
     if (e.type === "hand_ended") {
       s.shownResult = { ...e, hand_no: s.game.hand_no } as HandResult;
+      if (e.match_over) sheetFor = s.meta?.game_id ?? "";
       s.deadline = null;
     }
     if (e.type === "hand_started") {

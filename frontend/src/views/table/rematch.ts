@@ -24,6 +24,24 @@ export interface RematchInput {
   decline: () => void;
 }
 
+const STEP: Record<RematchState["state"], number> = {
+  none: 0, open: 1, starting: 2, started: 3, declined: 3, expired: 3, failed: 3,
+};
+
+/** Whether `next` may replace `cur` on screen. The state reaches the page by three
+ * roads (the answer to one's own offer or decline, the pushes on one's socket, and the
+ * state asked for when a finished table is shown, after a reload or a reconnect), which
+ * may arrive out of order: an older one never undoes a newer. An offer only moves
+ * forward (none, open, starting, then an end), its yeses only grow, and a later offer
+ * of the same table (once an old one's record faded) has a later deadline. */
+export function isNewer(cur: RematchState | null, next: RematchState): boolean {
+  if (!cur) return true;
+  const was = cur.deadline ?? 0, now = next.deadline ?? 0;
+  if (was !== now) return now > was;
+  if (STEP[next.state] !== STEP[cur.state]) return STEP[next.state] > STEP[cur.state];
+  return (next.accepted?.length ?? 0) >= (cur.accepted?.length ?? 0);
+}
+
 function closedText(r: RematchState): string {
   if (r.state === "declined") return t("rematch.declined", { name: r.by?.name ?? "" });
   if (r.state === "expired") return t("rematch.expired");
@@ -40,6 +58,11 @@ export function rematchView(p: RematchInput): VNode<any> | null {
   }
   if (state === "declined" || state === "expired" || state === "failed") {
     return h("div", { class: "rematch", id: "rematch" }, h("p", { class: "hint", id: "rematch-status", "data-state": state }, closedText(r!)));
+  }
+  if (state === "started" && r!.new_table) {
+    return h("div", { class: "rematch", id: "rematch" },
+      h("p", { class: "hint", id: "rematch-status", "data-state": state }, t("rematch.started")),
+      h("a", { class: "btn gold", id: "rematch-go", href: `#/table/${r!.new_table}` }, t("rematch.go")));
   }
   if (state !== "open") {
     return h("div", { class: "rematch", id: "rematch" }, h("p", { class: "hint", id: "rematch-status", "data-state": state }, t("rematch.starting")));
