@@ -6,8 +6,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import fcntl
 import json
+import os
 import resource
+import sys
+import tempfile
+from collections.abc import Iterator
 
 from app.core.config import Settings
 from loadbench.baseline import baseline_players
@@ -146,5 +152,29 @@ def main(description: str) -> None:
     if args.baseline_players:  # the baseline's players' own process (BaselinePlayers)
         asyncio.run(baseline_players(json.loads(args.baseline_players)))
         return
-    result = asyncio.run(run(args))
+    with only_run(args.database):
+        result = asyncio.run(run(args))
     print(json.dumps(result))
+
+
+@contextlib.contextmanager
+def only_run(database: str) -> Iterator[None]:
+    """One run at a time on a scratch database: a second one would drop the first's
+    database under its servers (each run makes it again at its start) and share its
+    cores, so both runs' figures would be worthless. The second is refused at once."""
+    path = os.path.join(tempfile.gettempdir(), f"buraco-load-{database}.lock")
+    with open(path, "a+") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            lock.seek(0)
+            holder = lock.read().strip() or "?"
+            sys.exit(
+                f"load.py: another run (pid {holder}) is using the database {database!r}; "
+                "two runs at once would drop each other's database and share the cores. "
+                "Wait for it to end, or give this one --database of its own."
+            )
+        lock.truncate(0)
+        lock.write(str(os.getpid()))
+        lock.flush()
+        yield
