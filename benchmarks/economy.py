@@ -10,13 +10,16 @@ private redis-server on a free port for the pushes (stopped afterwards), then me
 
 * settlements per second: 2-player games already escrowed are settled through
   ``EconomyTables.settle_game`` (each its own transaction: lock, pay, record results and
-  XP, commit, push the wallets), ``--connections`` at a time;
+  XP, commit, push the wallets), ``--connections`` at a time; once between established
+  players (the one-statement path, fastsettle.py), once with new accounts on the losing
+  side (the chip-dumping checks' generic path, integrity.py);
 * gift latency: ``gifts.send`` as the endpoint runs it (transaction, commit, pushes),
   one after another; p50 and p99. Only coins won at tables or received as gifts may be
   given (app/economy/giftable.py), so the sender first wins enough of them at tables
   against the recipient (settled games, not timed), as a player must.
 
-The last line printed is one JSON object: {"settlements_per_s": ..., "gift_p99_ms": ...}.
+The last line printed is one JSON object: {"settlements_per_s": ...,
+"new_account_settlements_per_s": ..., "gift_p99_ms": ...}.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ import statistics
 import sys
 import tempfile
 import time
+from datetime import timedelta
 from pathlib import Path
 
 from alembic import command
@@ -43,7 +47,7 @@ from loadbench.servers import start_redis  # noqa: E402  (benchmarks/, beside th
 from scratch import create_database, drop_database  # noqa: E402
 
 from app.core.config import Settings  # noqa: E402
-from app.core.db import create_engine, create_sessionmaker  # noqa: E402
+from app.core.db import create_engine, create_sessionmaker, utcnow  # noqa: E402
 from app.economy import giftable, gifts, ledger  # noqa: E402
 from app.economy.hooks import EconomyTables  # noqa: E402
 from app.economy.notify import Notifier, Outbox  # noqa: E402
@@ -65,10 +69,18 @@ def migrate() -> None:
     command.upgrade(cfg, "head")
 
 
-async def make_users(maker, n: int) -> list[int]:  # type: ignore[no-untyped-def]
+async def make_users(maker, n: int, tag: str, age_days: float = 0) -> list[int]:  # type: ignore[no-untyped-def]
+    """``n`` registered players who signed up ``age_days`` ago."""
+    born = utcnow() - timedelta(days=age_days)
     async with maker() as db:
         users = [
-            User(username=f"b{i}", username_lower=f"b{i}", nickname=f"Bench{i}") for i in range(n)
+            User(
+                username=f"{tag}{i}",
+                username_lower=f"{tag}{i}",
+                nickname=f"Bench{tag}{i}",
+                created_at=born,
+            )
+            for i in range(n)
         ]
         db.add_all(users)
         await db.commit()
@@ -76,7 +88,7 @@ async def make_users(maker, n: int) -> list[int]:  # type: ignore[no-untyped-def
 
 
 async def bench_settlements(
-    econ: EconomyTables, users: list[int], games: int, connections: int
+    econ: EconomyTables, users: list[int], games: int, connections: int, tag: str
 ) -> float:
     pairs = [
         (users[2 * (i % (len(users) // 2))], users[2 * (i % (len(users) // 2)) + 1])
@@ -84,8 +96,8 @@ async def bench_settlements(
     ]
     for i, (a, b) in enumerate(pairs):  # setup, not timed
         for u in (a, b):
-            await econ.reserve_seat(u, f"t{i}", BET)
-        assert await econ.start_game(f"g{i}", f"t{i}", BET, [a, b]) == []
+            await econ.reserve_seat(u, f"{tag}t{i}", BET)
+        assert await econ.start_game(f"{tag}g{i}", f"{tag}t{i}", BET, [a, b]) == []
     # The setup just created thousands of rows in fresh tables: give the planner the
     # statistics autovacuum keeps on a live database (else it scans ``accounts``).
     async with econ.engine.connect() as conn:
@@ -94,7 +106,7 @@ async def bench_settlements(
 
     async def settle(i: int, a: int, b: int) -> None:
         async with gate:
-            await econ.settle_game(game(f"g{i}", f"t{i}", {a: 0, b: 1}, i % 2))
+            await econ.settle_game(game(f"{tag}g{i}", f"{tag}t{i}", {a: 0, b: 1}, i % 2))
 
     start = time.perf_counter()
     await asyncio.gather(*(settle(i, a, b) for i, (a, b) in enumerate(pairs)))
@@ -193,9 +205,23 @@ async def measure(args: argparse.Namespace, redis_url: str) -> dict[str, float]:
     notifier = Notifier(redis)
     econ = EconomyTables(maker, settings, notifier)
     try:
-        users = await make_users(maker, 2 * args.connections * 4 + 2)
-        rate = await bench_settlements(econ, users[:-2], args.games, args.connections)
-        print(f"settlements: {args.games} over {args.connections} connections: {rate:,.0f}/s")
+        per_side = 2 * args.connections * 4
+        # Players past the new-account window: the one-statement settlement (fastsettle.py).
+        old = await make_users(maker, per_side, "o", settings.new_account_days + 30)
+        rate = await bench_settlements(econ, old, args.games, args.connections, "o")
+        print(
+            f"settlements, established players: {args.games} over {args.connections} "
+            f"connections: {rate:,.0f}/s"
+        )
+        # New accounts on the losing side: the generic path, each winner checked for chip
+        # dumping under its wallet's row lock (integrity.py).
+        young = await make_users(maker, per_side + 2, "n")
+        new_rate = await bench_settlements(econ, young[:-2], args.games, args.connections, "n")
+        print(
+            f"settlements, new accounts: {args.games} over {args.connections} "
+            f"connections: {new_rate:,.0f}/s"
+        )
+        users = young
         times = await bench_gifts(econ, maker, settings, notifier, users, args.gifts)
         p50 = statistics.median(times)
         p99 = statistics.quantiles(times, n=100)[98] if len(times) > 1 else times[0]
@@ -203,7 +229,11 @@ async def measure(args: argparse.Namespace, redis_url: str) -> dict[str, float]:
     finally:
         await redis.aclose()
         await engine.dispose()
-    return {"settlements_per_s": round(rate, 1), "gift_p99_ms": round(p99, 2)}
+    return {
+        "settlements_per_s": round(rate, 1),
+        "new_account_settlements_per_s": round(new_rate, 1),
+        "gift_p99_ms": round(p99, 2),
+    }
 
 
 if __name__ == "__main__":

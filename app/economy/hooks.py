@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from app.core.config import Settings
 from app.core.db import current_session, unit_of_work, utcnow
-from app.economy import bets, fastsettle, integrity, settlement
+from app.economy import bets, fastsettle, integrity, settlement, stakes
 from app.economy.ledger import DuplicateTransfer
 from app.economy.models import GameBet
 from app.economy.notify import Notifier, Outbox
@@ -73,15 +73,18 @@ class EconomyTables:
 
     async def _settle_fast(self, result: GameResult) -> bool:
         """PostgreSQL: the settlement is one statement on the driver's connection, in its
-        own implicit transaction (see fastsettle). False: the generic path must do it.
-        Inside a request or job that holds a session, the generic path runs on that
-        session instead (a second connection is never checked out)."""
+        own implicit transaction (see fastsettle). False: the generic path must do it:
+        inside a request or job that holds a session (it runs on that session, and a
+        second connection is never checked out), or when the chip-dumping checks could
+        hold any of the winnings (read first on the same connection, one statement)."""
         if current_session() is not None:
             return False
         outbox = Outbox()
         try:
             async with self.engine.connect() as conn:
                 raw = (await conn.get_raw_connection()).driver_connection
+                if await self._may_hold(raw, result):
+                    return False
                 done = await fastsettle.settle_game(raw, outbox, result)
         except DuplicateTransfer:
             if not await self._game_recorded(result.game_id):
@@ -143,22 +146,19 @@ class EconomyTables:
         """The reconciler's repair of a game whose table was lost (settlement.py)."""
         return await self._run(lambda db, box: settlement.void_and_notify(db, box, result))
 
-    async def _may_hold(self, result: GameResult) -> bool:
+    async def _may_hold(self, raw: Any, result: GameResult) -> bool:
         """Whether the chip-dumping checks could hold any of this game's winnings: then
         the generic path settles it (integrity.py), checking under row locks; the
-        one-statement fast path pays wallets only."""
+        one-statement fast path pays wallets only. ``raw``: the fast path's own asyncpg
+        connection, read in no transaction (a session's BEGIN and COMMIT, and a second
+        connection, would halve the settlements a second)."""
         if result.winner_team is None or result.bet <= 0:
             return False
-        async with unit_of_work(self.sessionmaker) as db:
-            return await integrity.under_review(db, self.settings, result, utcnow())
+        who = await stakes.people_raw(raw, set(result.teams))
+        return integrity.reviewable(self.settings, result, who, utcnow())
 
     async def settle_game(self, result: GameResult) -> None:
-        if (
-            self._postgres
-            and current_session() is None
-            and not await self._may_hold(result)
-            and await self._settle_fast(result)
-        ):
+        if self._postgres and current_session() is None and await self._settle_fast(result):
             return
         try:
             await self._run(lambda db, box: settlement.settle_game(db, box, result, self.settings))

@@ -84,15 +84,15 @@ async def assess(
     return verdict
 
 
-async def under_review(
-    db: AsyncSession, settings: Settings, result: GameResult, now: datetime
+def reviewable(
+    settings: Settings, result: GameResult, who: dict[int, Person], now: datetime
 ) -> bool:
     """Whether ``assess`` could hold anything of this game: a person on a losing side is a
     new account or was made from the same address as a winner. Such games are settled
-    by the generic path, which checks each winner under their wallet's row lock."""
+    by the generic path, which checks each winner under their wallet's row lock. ``who``:
+    the game's players (stakes.people, or people_raw on the fast path's connection)."""
     if result.winner_team is None or result.bet <= 0:
         return False
-    who = await people(db, set(result.teams))
     won = {u for u, t in result.teams.items() if t == result.winner_team}
     addrs = {who[u].addr for u in won if u in who and who[u].addr}
     return any(

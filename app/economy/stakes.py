@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -55,6 +56,25 @@ async def people(db: AsyncSession, ids: set[int]) -> dict[int, Person]:
     return {
         r[0]: Person(r[0], bool(r[1]), r[2], r[3], int(r[4] or 1))
         for r in (await db.execute(stmt)).all()
+    }
+
+
+# ``people`` as one statement on a bare asyncpg connection, in no transaction
+# (fastsettle.py's connection, before its settlement statement).
+PEOPLE_SQL = """
+SELECT u.id, u.is_guest, u.created_at, u.signup_addr, COALESCE(s.level, 1) AS level
+FROM users u LEFT JOIN player_stats s ON s.user_id = u.id
+WHERE u.id = ANY($1::bigint[])
+"""
+
+
+async def people_raw(conn: Any, ids: set[int]) -> dict[int, Person]:
+    if not ids:
+        return {}
+    rows = await conn.fetch(PEOPLE_SQL, sorted(ids))
+    return {
+        r["id"]: Person(r["id"], bool(r["is_guest"]), r["created_at"], r["signup_addr"], r["level"])
+        for r in rows
     }
 
 
