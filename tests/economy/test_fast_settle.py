@@ -14,13 +14,15 @@ import pytest
 from fastapi import FastAPI
 from sqlalchemy import func, select, update
 
-from app.economy import settlement
+from app.core.db import utcnow
+from app.economy import settlement, stakes
 from app.economy.fastsettle import SettlementMismatch
 from app.economy.hooks import EconomyTables
 from app.economy.models import Account, Entry, GameBet, GameRecord, PlayerStats, Transfer
 from app.economy.notify import Outbox
 from app.social.models import Notification
 from app.tables.play.hooks import GameResult
+from app.users.models import User
 from tests.economy.helpers import Listener, balance, coins, new_users
 
 BET = 6_000
@@ -287,3 +289,33 @@ async def test_a_game_never_escrowed_takes_the_generic_path(
             await db.execute(select(PlayerStats.games).where(PlayerStats.user_id == a))
         ).scalar_one()
     assert (records, games) == (2, 1)
+
+
+async def test_the_fast_path_reads_players_as_the_generic_path_does(
+    app: FastAPI, econ: EconomyTables
+) -> None:
+    """The chip-dumping checks read a game's players on the settlement's own asyncpg
+    connection (stakes.people_raw); what they read is what stakes.people reads: guests,
+    new and established accounts, an address, a level of their own or none yet."""
+    maker = app.state.sessionmaker
+    old = await new_users(maker, 2)
+    young = await new_users(maker, 1, days_old=0)
+    async with maker() as db:
+        guest = User(nickname="GuestRaw", is_guest=True, signup_addr="a1b2")
+        db.add(guest)
+        db.add(PlayerStats(user_id=old[0], xp=900, level=7))
+        await db.commit()
+        ids = {*old, *young, guest.id, 10**12}  # and one that does not exist
+    async with maker() as db:
+        expected = await stakes.people(db, ids)
+    async with econ.engine.connect() as conn:
+        raw = (await conn.get_raw_connection()).driver_connection
+        got = await stakes.people_raw(raw, ids)
+    assert got == expected
+    assert len(got) == 4 and got[old[0]].level == 7 and got[guest.id].addr == "a1b2"
+    now = utcnow()
+    assert [got[u].is_new(econ.settings, now) for u in (old[0], young[0], guest.id)] == [
+        False,
+        True,
+        True,
+    ]
