@@ -83,12 +83,68 @@ def gc_pause_figures(text: str) -> Counter[str]:
     return out
 
 
+# The servers' own histograms that split a move's time (app/core/metrics.py): from a
+# command's arrival to its commit, from a commit to its records reaching a process's
+# subscriber, and how late the event loop ran a timer (a probe every 0.5 s).
+STAGES = {
+    "command": "buraco_command_seconds",
+    "delivery": "buraco_pubsub_lag_seconds",
+    "loop_lag": "buraco_event_loop_lag_seconds",
+}
+STAGE_LIMITS = ("0.002", "0.005", "0.01")  # bucket bounds, seconds: 2, 5 and 10 ms
+
+
+def stage_figures(text: str) -> Counter[str]:
+    """From one server's /metrics: each of ``STAGES`` as its count (``command``) and how
+    many took up to each of ``STAGE_LIMITS`` (``command<=0.005``)."""
+    out: Counter[str] = Counter()
+    names = {metric: stage for stage, metric in STAGES.items()}
+    for family in text_string_to_metric_families(text):
+        stage = names.get(family.name)
+        if stage is None:
+            continue
+        for sample in family.samples:
+            kind = sample.name.removeprefix(family.name)
+            if kind == "_count":
+                out[stage] += sample.value
+            elif kind == "_bucket" and sample.labels["le"] in STAGE_LIMITS:
+                out[f"{stage}<={sample.labels['le']}"] += sample.value
+    return out
+
+
+def stage_shares(figures: Counter[str]) -> dict[str, dict[str, Any]]:
+    """Each stage's count and its shares past 2, 5 and 10 ms (None with no sample)."""
+    out: dict[str, dict[str, Any]] = {}
+    for stage in STAGES:
+        n = figures[stage]
+        out[stage] = {"count": int(n)}
+        for le in STAGE_LIMITS:
+            past = (n - figures[f"{stage}<={le}"]) / n if n else None
+            out[stage][f"over_{float(le) * 1000:g}ms"] = None if past is None else round(past, 5)
+    return out
+
+
+def stage_line(figures: Counter[str]) -> str:
+    """How many of each stage took longer than 2, 5 and 10 ms, as shares."""
+    parts = []
+    for stage in STAGES:
+        n = figures[stage]
+        over = ", ".join(
+            f"{(n - figures[f'{stage}<={le}']) / n:.2%} over {float(le) * 1000:g} ms" if n else "-"
+            for le in STAGE_LIMITS
+        )
+        parts.append(f"{stage} ({int(n)}): {over}")
+    return "; ".join(parts)
+
+
 async def gc_pauses(bases: list[str]) -> Counter[str]:
-    """``gc_pause_figures`` summed over the servers."""
+    """``gc_pause_figures`` and ``stage_figures`` summed over the servers."""
     out: Counter[str] = Counter()
     async with httpx.AsyncClient(timeout=10) as http:
         for base in bases:
-            out.update(gc_pause_figures((await http.get(base + "/metrics")).text))
+            text = (await http.get(base + "/metrics")).text
+            out.update(gc_pause_figures(text))
+            out.update(stage_figures(text))
     return out
 
 
@@ -206,6 +262,7 @@ def summary(
         ),
         flush=True,
     )
+    print(f"servers' stages in their windows: {stage_line(m.gc)}", flush=True)
     return {
         "tables": playing,
         "tables_offered": args.tables,
@@ -251,6 +308,7 @@ def summary(
         "baseline_machine_busy_cores": round(base_busy, 2),
         "steal_share": round(steal, 4),
         "server_gc_pauses": gc_count,
+        "server_stages": stage_shares(m.gc),
         "server_gc_pause_ms": round(m.gc["seconds"] * 1000, 1),
         "server_gc_pauses_over_5ms": gc_count - int(m.gc["upto_5ms"]),
         "server_gc_pauses_over_10ms": gc_count - int(m.gc["upto_10ms"]),

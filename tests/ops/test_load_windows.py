@@ -12,6 +12,8 @@ import os
 import random
 import shutil
 import sys
+import time
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -21,7 +23,7 @@ from tests.ops.loadrun import REPO, run_load
 sys.path.insert(0, str(REPO / "benchmarks"))
 
 from loadbench.servers import machine_jiffies  # noqa: E402
-from loadbench.stats import gc_pause_figures, pct  # noqa: E402
+from loadbench.stats import gc_pause_figures, pct, stage_figures, stage_line  # noqa: E402
 
 from app.core import metrics  # noqa: E402
 
@@ -67,6 +69,27 @@ def test_the_collector_figures_come_from_the_servers_own_metric() -> None:
     assert delta["seconds"] == pytest.approx(0.309) and delta["seconds2"] == pytest.approx(0.3)
 
 
+def test_the_stage_figures_come_from_the_servers_own_histograms() -> None:
+    """A command's arrival to commit, a commit's delivery and the loop's lag, put through
+    the server's own histograms, come back as counts and counts up to 2, 5 and 10 ms,
+    and as the shares past each."""
+    before = stage_figures(metrics.render().decode())
+    for seconds in (0.0004, 0.003, 0.003, 0.02):
+        metrics.moved("test", True, time.perf_counter() - seconds)
+    for seconds in (0.001, 0.006):
+        metrics.PUBSUB_LAG.observe(seconds)
+    after = stage_figures(metrics.render().decode())
+    delta = Counter({k: round(after[k] - before[k], 6) for k in after})
+    assert delta["command"] == 4 and delta["delivery"] == 2 and delta["loop_lag"] == 0
+    assert delta["command<=0.002"] == 1 and delta["command<=0.005"] == 3
+    assert delta["command<=0.01"] == 3
+    assert delta["delivery<=0.002"] == 1 and delta["delivery<=0.005"] == 1
+    line = stage_line(delta)
+    assert "command (4): 75.00% over 2 ms, 25.00% over 5 ms, 25.00% over 10 ms" in line
+    assert "delivery (2): 50.00% over 2 ms, 50.00% over 5 ms, 0.00% over 10 ms" in line
+    assert "loop_lag (0): -, -, -" in line
+
+
 @pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server")
 def test_a_run_reports_each_window_and_the_machine(pg_url: str, tmp_path: Path) -> None:
     summary, lines = run_load(
@@ -92,6 +115,15 @@ def test_a_run_reports_each_window_and_the_machine(pg_url: str, tmp_path: Path) 
     assert summary["server_gc_pause_ms"] >= 0, summary
     assert sum(summary["server_gc_pauses_by_generation"]) == pauses, summary
     assert any(line.startswith("servers' collector in their windows: ") for line in lines)
+    # where a move's time went, from the servers' own histograms: the moves served were
+    # commands committed, each of which reached both processes' subscribers
+    stages = summary["server_stages"]
+    assert stages["command"]["count"] >= summary["moves_per_s"] * 4 * 0.9 > 0, summary
+    assert stages["delivery"]["count"] >= 2 * stages["command"]["count"] * 0.9, summary
+    for figures in stages.values():
+        shares = [figures[k] for k in ("over_2ms", "over_5ms", "over_10ms")]
+        assert all(x is None for x in shares) or 1 >= shares[0] >= shares[1] >= shares[2] >= 0
+    assert any(line.startswith("servers' stages in their windows: command (") for line in lines)
     # --anatomy: each server's memory by type, with the tables and sockets it serves (2
     # processes, split layout: each caches both tables and holds half the 8 sockets)
     heads = [line for line in lines if line.startswith("memory of server ")]
