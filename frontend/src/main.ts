@@ -22,6 +22,12 @@ const banner = h("div", { class: "banner", role: "alert", hidden: true });
 const main = h("main", { id: "main", tabindex: "-1" });
 let current: View | null = null;
 
+/** The screen the address names and its argument: "#/table/ID" is ["table", "ID"]. */
+function hashRoute(): [string, string] {
+  const [, name = "", arg = ""] = location.hash.replace(/^#/, "").split("/");
+  return [name, arg];
+}
+
 function route(): void {
   current?.destroy?.();
   current = null;
@@ -35,7 +41,7 @@ function route(): void {
     renderHeader();
     return;
   }
-  const [, name = "", arg = ""] = location.hash.replace(/^#/, "").split("/");
+  const [name, arg] = hashRoute();
   switch (name) {
     case "table": current = lazyView(() => import("./views/table").then((m) => m.tableView(box, arg))); break;
     case "replay": current = lazyView(() => import("./views/replay").then((m) => m.replayView(box, arg))); break;
@@ -147,7 +153,8 @@ async function logout(): Promise<void> {
 function renderBanner(): void {
   const code = socket.closeCode;
   const refused = code === CLOSE.BAD_ORIGIN;
-  const down = !!app.me && socket.state !== "open" && (socket.hasConnected || refused);
+  const down =
+    !!app.me && socket.state !== "open" && !socket.isSwitching && (socket.hasConnected || refused);
   banner.hidden = !down;
   if (!down) return;
   banner.dataset.code = String(code);
@@ -222,7 +229,9 @@ async function boot(): Promise<void> {
   }
   if (app.me) {
     tellLanguage();
-    socket.start();
+    // A table page (a reload, a link) opens its socket routed by the table right away.
+    const [name, arg] = hashRoute();
+    socket.start(name === "table" && arg ? arg : null);
     refreshWallet();
     refreshUnread();
     refreshEquipped();

@@ -1,6 +1,12 @@
 // The one WebSocket: reconnects by itself and resumes every watched table from the last
 // version it saw (watch {table, last_v}); the server replays what was missed or sends a
 // fresh snapshot. Outgoing messages are paced below the server's 20 per second.
+//
+// A table page's socket is opened as /ws?table=ID, and the balancer picks the app process
+// by that ID (deploy/Caddyfile), so all of a table's players and spectators share one
+// process and only that one receives the table's moves
+// (docs/decisions/0028-sockets-routed-by-table.md). Opening a table switches to a socket
+// routed by it; leaving for the lobby keeps the one there is.
 
 type Frame = { type: string; [key: string]: any };
 type Listener = (frame: Frame) => void;
@@ -24,6 +30,8 @@ export class GameSocket {
   private listeners = new Map<string, Set<Listener>>();
   private stateListeners = new Set<(s: SocketState) => void>();
   private watched = new Map<string, number | null>();
+  private route: string | null = null; // the table the socket is routed by (?table=)
+  private switching = false; // closing one socket for another routed by a new table
   private lobby = false;
   private queue: string[] = [];
   private sent: number[] = [];
@@ -41,9 +49,11 @@ export class GameSocket {
   restarting = false; // the server said it is shutting down (a restart)
   private endListeners = new Set<() => void>();
 
-  start(): void {
+  /** Connects, routed by ``table`` when the page opens on a table. */
+  start(table: string | null = null): void {
     if (!this.stopped) return;
     this.stopped = false;
+    this.route = table;
     this.connect();
   }
 
@@ -54,6 +64,8 @@ export class GameSocket {
     this.ws?.close();
     this.ws = null;
     this.watched.clear();
+    this.route = null;
+    this.switching = false;
     this.setState("down");
   }
 
@@ -75,15 +87,28 @@ export class GameSocket {
     this.ws?.close();
   }
 
-  private connect(): void {
+  /** The socket's address: routed by the table it was opened for, if any. */
+  url(): string {
     const proto = location.protocol === "https:" ? "wss:" : "ws:";
-    const ws = new WebSocket(`${proto}//${location.host}/ws`);
+    const query = this.route ? `?table=${encodeURIComponent(this.route)}` : "";
+    return `${proto}//${location.host}/ws${query}`;
+  }
+
+  /** Between the old socket's close and the new one's open while switching to a socket
+   * routed by another table: not a lost connection, so no banner. */
+  get isSwitching(): boolean {
+    return this.switching;
+  }
+
+  private connect(): void {
+    const ws = new WebSocket(this.url());
     this.ws = ws;
     this.setState("connecting");
     ws.onopen = () => {
       this.retry = 0;
       this.hasConnected = true;
       this.restarting = false;
+      this.switching = false;
       this.setState("open");
       if (this.lobby) this.rawSend({ type: "lobby", on: true });
       for (const [table, v] of this.watched) this.rawSend(watchMsg(table, v));
@@ -95,6 +120,7 @@ export class GameSocket {
     ws.onclose = (ev) => {
       if (this.ws !== ws) return;
       this.ws = null;
+      this.switching = false;
       window.clearInterval(this.pinger);
       if (this.stopped) return;
       this.closeCode = ev.code;
@@ -157,7 +183,26 @@ export class GameSocket {
 
   watch(table: string): void {
     if (!this.watched.has(table)) this.watched.set(table, null);
+    if (this.route !== table) {
+      this.route = table;
+      // A socket routed otherwise (the lobby's, another table's) is swapped for one routed
+      // by this table; the new one watches every watched table as it opens.
+      if (this.ws) {
+        this.switchSocket();
+        return;
+      }
+    }
     if (this.state === "open") this.send(watchMsg(table, null));
+  }
+
+  private switchSocket(): void {
+    const old = this.ws;
+    this.ws = null; // its close is not a lost connection: onclose ignores it
+    old?.close();
+    window.clearInterval(this.pinger);
+    window.clearTimeout(this.timer);
+    this.switching = true;
+    this.connect();
   }
 
   unwatch(table: string): void {

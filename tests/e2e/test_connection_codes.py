@@ -25,7 +25,7 @@ def signed_in(new_context: Any) -> tuple[Any, list]:
         server = ws.connect_to_server()
         routes.append((ws, server))
 
-    page.route_web_socket("**/ws", through)
+    page.route_web_socket("**/ws*", through)
     as_guest(page)
     page.wait_for_function("() => window.__buraco.socket.state === 'open'")
     return page, routes

