@@ -70,10 +70,11 @@ def main(description: str) -> None:
     parser.add_argument(
         "--layout",
         choices=("split", "table"),
-        default="split",
-        help="split: each table's sockets on every process in turn (the default, the "
-        "worst case: every process receives every move); table: a table's sockets all on "
-        "one process (a balancer routing by table)",
+        default="table",
+        help="table: a table's sockets all on one process, as the deployed balancer routes "
+        "them (deploy/Caddyfile hashes /ws?table=ID; the default); split: each table's "
+        "sockets on every process in turn, as a balancer without that routing would spread "
+        "them (the worst case: every process receives every move)",
     )
     parser.add_argument(
         "--ws",

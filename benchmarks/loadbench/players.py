@@ -335,7 +335,7 @@ async def setup_tables(
     k: int,
     hand_size: int,
     stats: Stats,
-    layout: str = "split",
+    layout: str = "table",
     ramp_seconds: float = 0,
     timeout: float = 5.0,
 ) -> tuple[list[Table], list[asyncio.Task[None]], int]:
@@ -345,12 +345,13 @@ async def setup_tables(
     refuses (``server_busy`` at its creation or at a seat) is counted and left out: the
     tables that got in are the ones played. ``split``: a table's four sockets alternate
     between the processes (each process serves half of every table: every move is
-    received by all of them); ``table``: all four on the process that made it (a
-    balancer that routes by table). With ``ramp_seconds``, tables arrive at a steady
-    rate over that time and each one plays (a move a second, not measured) as soon as
-    it is dealt, so the processes are loaded while the later ones arrive, as when
-    players come in the evening: what refuses them then is the loop's lag, not a cap.
-    Returns the tables, their readers and how many were refused."""
+    received by all of them); ``table``: all four on the process that made it, opened
+    as ``/ws?table=ID`` like a table page's socket (the balancer routes by that ID).
+    With ``ramp_seconds``, tables arrive at a steady rate over that time and each one
+    plays (a move a second, not measured) as soon as it is dealt, so the processes are
+    loaded while the later ones arrive, as when players come in the evening: what
+    refuses them then is the loop's lag, not a cap. Returns the tables, their readers
+    and how many were refused."""
     # Idle connections are let go well before uvicorn's 5 s keep-alive ends, so a
     # request never goes out on a connection the server is closing (httpx.ReadError).
     limits = httpx.Limits(max_connections=32, keepalive_expiry=1.0)
@@ -383,6 +384,8 @@ async def setup_tables(
     async def open_seat(t: int, seat: Seat) -> None:
         at = t if layout == "table" else t + seat.index
         url = ws_urls[at % len(ws_urls)]
+        if layout == "table":
+            url += f"?table={seat.table.tid}"
         seat.ws = await open_ws(
             url, {"Cookie": f"buraco_session={cookies[4 * t + seat.index]}", "Origin": ORIGIN}
         )

@@ -98,6 +98,8 @@ def test_a_run_reports_each_window_and_the_machine(pg_url: str, tmp_path: Path) 
         "buraco_load_w",
         *("--tables", "2", "--seconds", "4", "--rounds", "2", "--hand-size", "5"),
         *("--anatomy", "12"),
+        # every process serves half of every table: both receive every move
+        *("--layout", "split"),
     )
     for system in ("", "baseline_"):
         windows = summary[f"{system}p99_ms_windows"]
@@ -154,15 +156,16 @@ def test_each_systems_players_have_a_process_of_their_own(pg_url: str, tmp_path:
 def test_a_ramp_reports_the_moves_played_while_later_tables_were_refused(
     pg_url: str, tmp_path: Path
 ) -> None:
-    """Tables arriving over a few seconds against a cap of 6 tables a process: the later
-    ones are refused, and the moves of those already playing are reported in all and from
-    the last table that got in on, when every later one was refused (the issue's "running
+    """Tables arriving over a few seconds against a cap of 3 tables a process (each
+    process holds the tables made on it, whole: 5 of the 10): the later ones are
+    refused, and the moves of those already playing are reported in all and from the
+    last table that got in on, when every later one was refused (the issue's "running
     ones keep p99 <= 100 ms" while new ones are refused)."""
     summary, lines = run_load(
         pg_url,
         tmp_path,
         "buraco_load_r",
-        *("--tables", "10", "--ramp-seconds", "6", "--max-tables-per-process", "6"),
+        *("--tables", "10", "--ramp-seconds", "6", "--max-tables-per-process", "3"),
         *("--seconds", "4", "--rounds", "1", "--hand-size", "5"),
     )
     assert summary["tables"] + summary["tables_refused"] == 10, summary
