@@ -34,8 +34,10 @@ other load hits both alike. It measures, per system:
 The client runs on the same 2 cores, on a lean WebSocket client (benchmarks/wsclient.py;
 ``--client websockets`` for the library's): the servers' players in this process, the
 baseline's in a process of their own (``BaselinePlayers``: one process could not hold
-both systems' sockets past 2,500 tables); it prints the two processes' CPU share and
-the load average. The LAST line is one JSON object (see ``summary``).
+both systems' sockets past 2,500 tables); it prints the two processes' CPU share, their
+CPU per move in each system's windows (the main run's players fold real hands from
+larger frames, so they cost more than the baseline's), and the load average. The LAST
+line is one JSON object (see ``summary``).
 """
 
 from __future__ import annotations

@@ -53,9 +53,12 @@ async def window(
     timeout: float,
     pids: list[int],
     nodes: RedisNodes,
+    client_pid: int,
 ) -> None:
     """One measured window of one system: a short warm-up, then ``seconds`` counted.
-    ``players``: the tables this process plays, or the baseline's players process."""
+    ``players``: the tables this process plays, or the baseline's players process;
+    ``client_pid``: the baseline's players process (the clients' CPU is this process's
+    and that one's, whichever system plays)."""
     warm = min(3.0, seconds / 4)
     if isinstance(players, BaselinePlayers):
         await players.begin(seconds, warm, timeout)  # back when it starts counting
@@ -69,10 +72,12 @@ async def window(
         callgrind(p, "-i", "on")
     first = len(system.latencies)
     busy0, steal0 = machine_jiffies()
+    client0 = time.process_time() + cpu_seconds(client_pid)
     system.measuring = True
     t0 = time.perf_counter()
     await asyncio.sleep(seconds)
     system.measuring = False
+    system.client_cpu += time.process_time() + cpu_seconds(client_pid) - client0
     busy1, steal1 = machine_jiffies()
     tick = os.sysconf("SC_CLK_TCK")
     system.machine_busy += (busy1 - busy0) / tick
@@ -244,11 +249,21 @@ async def measure(
             stats.idle_rate = await idle_instructions(pids, each)
     for _ in range(args.rounds):
         before = await gc_pauses(bases)
-        await window(main_stats, tables, each, args.move_timeout, [p.pid for p in procs], nodes)
+        await window(
+            main_stats,
+            tables,
+            each,
+            args.move_timeout,
+            [p.pid for p in procs],
+            nodes,
+            base_players.pid,
+        )
         await asyncio.sleep(0.6)  # the servers move their pauses into the metric every 0.5 s
         after = await gc_pauses(bases)
         main_stats.gc.update({k: after[k] - before[k] for k in after})
-        await window(base_stats, base_players, each, args.move_timeout, base_pids, nodes)
+        await window(
+            base_stats, base_players, each, args.move_timeout, base_pids, nodes, base_players.pid
+        )
     client_cpu = time.process_time() + cpu_seconds(base_players.pid) - client0
     rss = [rss_mib(p.pid) for p in procs]
     if args.anatomy:

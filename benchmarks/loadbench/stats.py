@@ -47,6 +47,7 @@ class Stats:
         self.window_p99: list[float] = []  # ms, one per measured window
         self.machine_busy = 0.0  # CPU seconds the whole machine spent busy in the windows
         self.machine_steal = 0.0  # CPU seconds stolen by the hypervisor in the windows
+        self.client_cpu = 0.0  # CPU seconds both clients (this process, the baseline's) spent
         self.gc: Counter[str] = Counter()  # the servers' collector pauses in the windows
 
     def record(self, ms: float, kind: str = "") -> None:
@@ -227,9 +228,11 @@ def summary(
         flush=True,
     )
     elapsed = m.seconds + b.seconds
+    client_us, base_client_us = m.client_cpu / served * 1e6, b.client_cpu / base_served * 1e6
     print(
         f"client CPU {client_cpu:.2f}s ({client_cpu / max(elapsed, 1e-9):.0%} of a core); "
-        f"load average {os.getloadavg()[0]:.2f}; RSS per process {rss}",
+        f"per move {client_us:.0f} us in the server's windows, {base_client_us:.0f} us in "
+        f"the baseline's; load average {os.getloadavg()[0]:.2f}; RSS per process {rss}",
         flush=True,
     )
     past_p99 = max(sum(x > p99 for x in m.latencies), 1)
@@ -301,6 +304,8 @@ def summary(
         "duplicated": m.dups,
         "failures": sum(m.errors.values()),
         "client_cpu_share": round(client_cpu / max(elapsed, 1e-9), 2),
+        "client_cpu_us_per_move": round(client_us),
+        "baseline_client_cpu_us_per_move": round(base_client_us),
         "load_average": round(os.getloadavg()[0], 2),
         "p99_ms_windows": [round(x, 2) for x in m.window_p99],
         "baseline_p99_ms_windows": [round(x, 2) for x in b.window_p99],

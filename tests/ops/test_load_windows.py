@@ -108,7 +108,10 @@ def test_a_run_reports_each_window_and_the_machine(pg_url: str, tmp_path: Path) 
         assert min(windows) <= summary[f"{system}p99_ms"] <= max(windows), summary
         # the benchmark itself ran on this machine the whole time: something was busy
         assert 0 < summary[f"{system}machine_busy_cores"] <= (os.cpu_count() or 1), summary
+        # the clients played (and read every update) in both systems' windows
+        assert summary[f"{system}client_cpu_us_per_move"] > 0, summary
     assert 0 <= summary["steal_share"] <= 1, summary
+    assert any(" us in the baseline's; load average " in line for line in lines), lines
     assert any(line.startswith("p99 by window (ms): server [") for line in lines), lines
     # the servers' collector pauses in their windows, from their buraco_gc_pause_seconds
     pauses = summary["server_gc_pauses"]
