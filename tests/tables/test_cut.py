@@ -6,6 +6,7 @@ the clock cuts at random when the cutter does not. Real uvicorn processes and Re
 from __future__ import annotations
 
 import asyncio
+import random
 from collections.abc import Iterator
 from typing import Any
 
@@ -202,5 +203,77 @@ async def test_the_clock_cuts_when_the_cutter_does_not(
         no_crash(server)
     finally:
         for p in people:
+            await p.aclose()
+        r.close()
+
+
+async def test_a_reload_while_the_next_hand_waits_for_its_cut_brings_back_the_sheet(
+    cut_server: tuple[Server, str],
+) -> None:
+    """Between two hands of a match the next deal waits for its cut: a page reloaded
+    then gets, in its snapshot, the hand's end as it saw it live, so the score sheet is
+    on screen again; once the next hand is dealt, a snapshot carries none."""
+    server, url = cut_server
+    r = sync_client(url)
+    people = [await Player.guest(server.base) for _ in range(2)]
+    stranger = await Player.guest(server.base)
+    try:
+        for p in [*people, stranger]:
+            await p.connect(server.ws_url)
+        table = await create_table(
+            people[0], preset="cerrado", players=2, rules=SHORT_2P, target_score=100_000
+        )
+        tid = table["id"]
+        for p in people:
+            await p.watch(tid)
+        await sit(people[1], tid, 1)
+        for p in people:
+            await p.until(lambda p=p: p.tables[tid].status == "playing")
+        # before the first deal no hand has ended: nothing to show
+        snap = await stranger.watch(tid)
+        assert snap["type"] == "snapshot" and "result" not in snap
+
+        async def cut() -> None:
+            prompt = people[0].tables[tid].meta["cut"]
+            ack = await send(people[prompt["seat"]], tid, "cut", position=30)
+            assert ack["type"] == "ack", ack
+            for p in people:
+                await p.until(lambda p=p: p.tables[tid].phase == "draw")
+
+        await cut()
+        rngs = [random.Random(40 + i) for i in range(2)]
+        results = await asyncio.gather(
+            *(
+                p.play_until_over(tid, rng, stop=lambda p=p: p.tables[tid].phase == "hand_over")
+                for p, rng in zip(people, rngs, strict=True)
+            )
+        )
+        assert results == [[], []]
+        for p in people:
+            await p.until(lambda p=p: p.tables[tid].meta.get("cut") is not None)
+        assert stored_meta(r, tid).hands[-1].cut is None  # the second deal waits
+        for seat, player in enumerate(people):
+            ended = [
+                f["event"]
+                for f in player.frames
+                if f.get("kind") == "game" and f["event"]["type"] == "hand_ended"
+            ]
+            assert len(ended) == 1 and ended[0]["match_over"] is False
+            snap = await player.watch(tid)  # as a reloaded page watches: no version
+            assert snap["type"] == "snapshot" and snap["seat"] == seat
+            assert snap["meta"]["status"] == "playing"
+            assert snap["game"]["phase"] == "hand_over"
+            assert snap["result"] == ended[0]
+        spectator = await stranger.watch(tid)
+        assert spectator["result"]["type"] == "hand_ended"
+        assert spectator["result"]["totals"] == ended[0]["totals"]
+
+        await cut()  # the second hand is dealt: the sheet is history
+        for p in [*people, stranger]:
+            snap = await p.watch(tid)
+            assert snap["game"]["phase"] == "draw" and "result" not in snap
+        no_crash(server)
+    finally:
+        for p in [*people, stranger]:
             await p.aclose()
         r.close()

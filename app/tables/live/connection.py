@@ -27,6 +27,7 @@ from app.core.lean import ReceiveQueue, Wake
 from app.core.logging import WsSession
 from app.rules.legal import legal_commands
 from app.rules.serialize import command_from_dict, command_to_dict
+from app.rules.state import HAND_OVER
 from app.social import presence
 from app.tables.live import emotes, sockets
 from app.tables.live.fanout import Deliver, Hub, TableWatch, shared_frames, snapshot_frame
@@ -532,15 +533,18 @@ class Connection:
         watch.update_meta(meta)
         watch.last_v = v
         frame = snapshot_frame(watch.table_id, v, meta, state, watch.seat)
-        if meta.status == "finished":
+        between_hands = state is not None and state.phase == HAND_OVER and state.hand_no > 0
+        if meta.status == "finished" or between_hands:
             frame["result"] = await self._final_result(watch)
         await self._write(frame)
 
     async def _final_result(self, watch: TableWatch) -> dict[str, Any] | None:
         """The last hand's ``hand_ended`` event as this viewer saw it live, so that a
-        finished table opened again (a reload on the result sheet) shows its result, and
-        its rematch and replay, instead of a bare board. It is among the last records of
-        the log (the game's end, then the table's); None when the log no longer has it."""
+        table opened again after a hand ended (a reload on the score sheet, while the
+        next hand waits for its cut; or on a finished game's result sheet) shows that
+        sheet, with a finished game's rematch and replay, instead of a bare board. It is
+        among the last records of the log (the hand's end, then the table's); None when
+        the log no longer has it."""
         for record in reversed(await self.svc.store.log_from(watch.table_id, -FINAL_TAIL)):
             if record.get("k") == "g" and record.get("e", {}).get("type") == "hand_ended":
                 return watch.frame(record)["event"]  # type: ignore[no-any-return]
