@@ -409,8 +409,7 @@ function resultOverlay(s: Screen, r: HandResult, a: Actions): VNode<any> {
         h("p", { class: "muted" }, reasonText(s, r, myTeam)),
         scoreSheet(r, side),
         r.match_over && s.seat !== null ? myResultView(s.myResult) : null,
-        r.match_over ? fairness(s, a) : h("p", { class: "hint", id: "next-hand-hint" }, s.meta?.target_score
-          ? `${t("result.matchTo", { n: fmt(s.meta.target_score) })} · ${t("result.nextHandDealt")}` : t("result.nextHandDealt"))),
+        r.match_over ? fairness(s, a) : nextHandHint(s)),
       h("footer", { class: "dialog-foot" },
         r.match_over ? rematchView({
           r: s.rematch, seat: s.seat, now: s.now, name: a.seatName, offer: a.rematch, decline: a.declineRematch,
@@ -422,6 +421,14 @@ function resultOverlay(s: Screen, r: HandResult, a: Actions): VNode<any> {
               h("button", { type: "button", class: "btn primary", id: "play-again", onclick: a.playAgain }, t("result.playAgain"))]
             : h("button", { type: "button", class: "btn primary", id: "next-hand", onclick: close }, t("result.nextHand")),
           r.match_over ? h("button", { type: "button", class: "btn ghost", onclick: close }, t("result.seeTable")) : null))));
+}
+
+/** Between hands: the match's target, and whether the next hand is dealt or waits for
+ * its cut (the hint changes as the cutter cuts). */
+function nextHandHint(s: Screen): VNode<any> {
+  const next = t(s.meta?.cut ? "result.nextHandAfterCut" : "result.nextHandDealt");
+  return h("p", { class: "hint", id: "next-hand-hint" }, s.meta?.target_score
+    ? `${t("result.matchTo", { n: fmt(s.meta.target_score) })} · ${next}` : next);
 }
 
 function fairness(s: Screen, a: Actions): VNode<any> {

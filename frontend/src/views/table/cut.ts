@@ -61,13 +61,34 @@ function Deck({ p, tableId }: { p: CutPrompt; tableId: string }): VNode<any> {
       sent !== null ? t("cut.sent", { n: sent }) : shown !== null ? t("cut.at", { n: shown }) : t("cut.tap")));
 }
 
+// The panel floats over the felt's foot, above a hand's score sheet: while it is on
+// screen its height (and its gap) is kept in --cut-room on the root, which the sheet
+// leaves free below itself (styles.css), so the sheet's foot, with its button to close
+// it, is never under the panel.
+let shown: HTMLElement | null = null;
+const resizes = typeof ResizeObserver === "undefined" ? null : new ResizeObserver(() => keepRoom());
+
+function keepRoom(): void {
+  const root = document.documentElement.style;
+  if (shown?.isConnected) root.setProperty("--cut-room", `${shown.offsetHeight + 20}px`);
+  else root.removeProperty("--cut-room");
+}
+
+function track(el: HTMLElement | null): void {
+  if (el === shown) return;
+  if (shown) resizes?.unobserve(shown);
+  shown = el;
+  if (el) resizes?.observe(el);
+  keepRoom();
+}
+
 /** The cut panel while the table's meta carries a prompt, else null. */
 export function cutView(
   prompt: CutPrompt | null | undefined, mySeat: number | null, tableId: string, seatName: (n: number) => string,
 ): VNode<any> | null {
   if (!prompt) return null;
   const mine = mySeat === prompt.seat;
-  return h("section", { key: `cut${prompt.hand_no}`, class: "cut-panel", id: "cut-panel", role: "region", "aria-labelledby": "cut-title" },
+  return h("section", { key: `cut${prompt.hand_no}`, class: "cut-panel", id: "cut-panel", role: "region", "aria-labelledby": "cut-title", ref: track },
     h("h2", { id: "cut-title" }, t("cut.title", { n: prompt.hand_no })),
     h("p", null, mine ? t("cut.yours") : t("cut.theirs", { name: seatName(prompt.seat) }), " ", h(Countdown, { deadline: prompt.deadline })),
     mine ? h(Deck, { p: prompt, tableId }) : null,

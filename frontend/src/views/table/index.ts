@@ -65,7 +65,8 @@ export function tableView(el: HTMLElement, tableId: string): View {
   let bank = 0; // the seat on turn's time bank after its deadline (clock.ts)
   let banking = false; // the deadline is its bank's end
   let resultFor = ""; // the game whose own result was asked for
-  let sheetFor = ""; // the finished game whose sheet a snapshot opened
+  let sheetFor = ""; // the hand ("game#hand") whose sheet was last opened
+  const handKey = () => `${s.meta?.game_id ?? ""}#${s.game?.hand_no ?? 0}`;
 
   // Frames are applied at once and painted in the next animation frame: a burst of
   // events (a bot's draw, meld and discard) costs one render, painted in one frame.
@@ -95,10 +96,11 @@ export function tableView(el: HTMLElement, tableId: string): View {
     s.deadline = s.meta.turn_deadline ?? null;
     ({ bank, banking } = bankFromMeta(s.meta, s.game));
     s.missing = "";
-    // A finished game opened (or reloaded) here shows its result sheet once, with its
-    // rematch and replay; closed, a later snapshot does not bring it back.
-    if (f.result && s.meta.status === "finished" && s.meta.game_id !== sheetFor) {
-      sheetFor = s.meta.game_id;
+    // A table opened (or reloaded) after a hand ended shows that hand's sheet once:
+    // between hands, while the next deal waits for its cut, and on a finished game, with
+    // its rematch and replay. Closed, a later snapshot does not bring it back.
+    if (f.result && handKey() !== sheetFor) {
+      sheetFor = handKey();
       s.shownResult = { ...f.result, hand_no: s.game?.hand_no ?? 0 } as HandResult;
     }
     askMyResult();
@@ -258,7 +260,7 @@ export function tableView(el: HTMLElement, tableId: string): View {
     }
     if (e.type === "hand_ended") {
       s.shownResult = { ...e, hand_no: s.game.hand_no } as HandResult;
-      if (e.match_over) sheetFor = s.meta?.game_id ?? "";
+      sheetFor = handKey();
       s.deadline = null;
     }
     if (e.type === "hand_started") {

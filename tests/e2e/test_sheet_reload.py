@@ -1,0 +1,180 @@
+"""A page reloaded between two hands of a match: on a server that gives the cutter a
+minute, two players (scripted, over their own sockets) play the first hand to its end;
+while the second deal waits for its cut, one of them opens the table in the browser,
+as a reload does, and finds the hand's score sheet on screen with the totals it was
+dealt live. Closed, it goes; a new page brings it back until the next hand is dealt."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import threading
+from collections.abc import Coroutine, Iterator
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pytest
+
+from tests.e2e.conftest import _contexts, _second_env, _serve
+from tests.tables.harness import Player, create_table, sit
+from tests.tables.test_games import SHORT_2P
+
+ES = json.loads((Path(__file__).resolve().parents[2] / "frontend/src/i18n/es.json").read_text())
+T = TypeVar("T")
+
+
+@pytest.fixture(scope="package")
+def sheet_server(
+    server: str,
+    pg_url: str,
+    redis_url: str,
+    frontend_dist: Path,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[str]:
+    """A process on the e2e database (its own Redis) where the cutter has 60 seconds."""
+    env, port, var = _second_env(pg_url, redis_url, frontend_dist, tmp_path_factory, 11, "sheet")
+    env["BURACO_CUT_SECONDS"] = "60"
+    yield from _serve(env, port, var)
+
+
+@pytest.fixture
+def sheet_context(browser: object, sheet_server: str) -> Iterator[object]:
+    yield from _contexts(browser, sheet_server)
+
+
+def settle(page: Any) -> None:
+    """The sheet's rise has ended (a screenshot shows it, not the board through it)."""
+    page.wait_for_function(
+        "() => (document.querySelector('.overlay.result .dialog')?.getAnimations() ?? [1])"
+        ".length === 0"
+    )
+
+
+class Loop:
+    """An event loop on a thread of its own, for the scripted players beside the
+    synchronous browser."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
+
+    def run(self, coro: Coroutine[Any, Any, T], timeout: float = 90) -> T:
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
+
+    def close(self) -> None:
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(5)
+
+
+async def cut(tid: str, people: list[Player]) -> None:
+    prompt = people[0].tables[tid].meta["cut"]
+    cid = people[prompt["seat"]].next_cid()
+    mark = await people[prompt["seat"]].send(
+        {"type": "cut", "table": tid, "cid": cid, "position": 40}
+    )
+    ack = await people[prompt["seat"]].wait_frame(lambda f: f.get("cid") == cid, since=mark)
+    assert ack["type"] == "ack", ack
+    for p in people:
+        await p.until(lambda p=p: p.tables[tid].phase == "draw")
+
+
+async def first_hand_played(base: str) -> tuple[str, list[Player], dict[str, Any]]:
+    """Two guests at a match to 100,000: the first hand cut, played to its end; the
+    second waits for its cut. Returns the table, the players and the hand's end as the
+    first player saw it."""
+    people = [await Player.guest(base) for _ in range(2)]
+    ws_url = base.replace("http", "ws") + "/ws"
+    for p in people:
+        await p.connect(ws_url, origin=base)
+    table = await create_table(
+        people[0], preset="cerrado", players=2, rules=SHORT_2P, target_score=100_000
+    )
+    tid = table["id"]
+    for p in people:
+        await p.watch(tid)
+    await sit(people[1], tid, 1)
+    for p in people:
+        await p.until(lambda p=p: p.tables[tid].status == "playing")
+    await cut(tid, people)
+    rngs = [random.Random(70 + i) for i in range(2)]
+    results = await asyncio.gather(
+        *(
+            p.play_until_over(tid, rng, stop=lambda p=p: p.tables[tid].phase == "hand_over")
+            for p, rng in zip(people, rngs, strict=True)
+        )
+    )
+    assert results == [[], []]
+    for p in people:
+        await p.until(lambda p=p: p.tables[tid].meta.get("cut") is not None)
+    ended = [
+        f["event"]
+        for f in people[0].frames
+        if f.get("kind") == "game" and f["event"]["type"] == "hand_ended"
+    ]
+    assert len(ended) == 1 and ended[0]["match_over"] is False
+    return tid, people, ended[0]
+
+
+def test_a_reload_between_hands_shows_the_hand_s_sheet(
+    sheet_context: Any, sheet_server: str, artifacts: Path
+) -> None:
+    loop = Loop()
+    people: list[Player] = []
+    try:
+        tid, people, ended = loop.run(first_hand_played(sheet_server))
+        # the browser is the next hand's cutter: the cut panel, with its deck to tap, is
+        # on screen with the sheet
+        ana = people[people[0].tables[tid].meta["cut"]["seat"]]
+        ctx = sheet_context(390, 844, has_touch=True, is_mobile=True)
+        ctx.add_cookies([{"name": "buraco_session", "value": ana.cookie, "url": sheet_server}])
+        page = ctx.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(f"/#/table/{tid}")  # a reload on the table, between the hands
+
+        sheet = page.wait_for_selector('[data-region="sheet"]')
+        assert sheet is not None
+        caption = page.text_content("#score-sheet caption") or ""
+        assert caption == ES["score.caption"].replace("{n}", "1"), caption
+        grand = page.locator("#score-sheet tr.grand td")
+        shown = [int(x.replace(".", "").replace("\u202f", "")) for x in grand.all_text_contents()]
+        assert shown == ended["totals"], (shown, ended["totals"])
+        headline = page.text_content("#result-title") or ""
+        mine = ended["winner"] == ana.tables[tid].seat
+        assert headline.startswith(ES["result.youWinHand" if mine else "result.theyWinHand"][:4])
+        # the next hand waits for its cut, and the sheet says so
+        hint = page.text_content("#next-hand-hint") or ""
+        assert hint.endswith(ES["result.nextHandAfterCut"]), hint
+        settle(page)
+        page.wait_for_selector("#cut-deck")
+        button, panel = (
+            page.locator("#next-hand").bounding_box(),
+            page.locator("#cut-panel").bounding_box(),
+        )
+        assert button is not None and panel is not None
+        assert button["y"] + button["height"] <= panel["y"], (button, panel)  # not under it
+        page.screenshot(path=str(artifacts / "sheet-reload-phone.png"))
+
+        page.tap("#next-hand")  # closed with a tap
+        page.wait_for_selector('[data-region="sheet"]', state="detached")
+        page.set_viewport_size({"width": 1366, "height": 768})
+        page.reload()  # a new page brings it back, at a laptop's size
+        page.wait_for_selector('[data-region="sheet"]')
+        settle(page)
+        page.screenshot(path=str(artifacts / "sheet-reload-laptop.png"))
+
+        loop.run(cut(tid, people))  # the second hand is dealt: the open sheet says so
+        page.wait_for_function(
+            "(w) => (document.querySelector('#next-hand-hint')?.textContent ?? '').endsWith(w)",
+            arg=ES["result.nextHandDealt"],
+        )
+        page.reload()
+        page.wait_for_function("() => document.querySelectorAll('#hand .card').length === 20")
+        assert page.query_selector('[data-region="sheet"]') is None
+        assert errors == []
+    finally:
+        for p in people:
+            loop.run(p.aclose())
+        loop.close()
