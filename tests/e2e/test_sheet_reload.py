@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 import pytest
 
 from tests.e2e.conftest import _contexts, _second_env, _serve
+from tests.e2e.helpers import as_guest
 from tests.tables.harness import Player, create_table, sit
 from tests.tables.test_games import SHORT_2P
 
@@ -156,6 +157,22 @@ def test_a_reload_between_hands_shows_the_hand_s_sheet(
         assert button is not None and panel is not None
         assert button["y"] + button["height"] <= panel["y"], (button, panel)  # not under it
         page.screenshot(path=str(artifacts / "sheet-reload-phone.png"))
+
+        # a spectator who opens the table now sees the same sheet, and whose cut it is
+        watcher = sheet_context(390, 844, has_touch=True, is_mobile=True).new_page()
+        watcher.on("pageerror", lambda e: errors.append(str(e)))
+        as_guest(watcher)
+        watcher.goto(f"/#/table/{tid}")
+        watcher.wait_for_selector('[data-region="sheet"]')
+        assert (watcher.text_content("#result-title") or "").startswith(("Gana", "Ganan"))
+        seen = [
+            int(x.replace(".", ""))
+            for x in watcher.locator("#score-sheet tr.grand td").all_text_contents()
+        ]
+        assert seen == ended["totals"]
+        assert watcher.query_selector("#cut-deck") is None and watcher.is_visible("#cut-panel")
+        settle(watcher)
+        watcher.screenshot(path=str(artifacts / "sheet-reload-spectator-phone.png"))
 
         page.tap("#next-hand")  # closed with a tap
         page.wait_for_selector('[data-region="sheet"]', state="detached")
