@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import random
 import threading
 from collections.abc import Coroutine, Iterator
 from pathlib import Path
@@ -18,7 +17,7 @@ import pytest
 
 from tests.e2e.conftest import _contexts, _second_env, _serve
 from tests.e2e.helpers import as_guest
-from tests.tables.harness import Player, create_table, sit
+from tests.tables.harness import Player, create_table, cut_deck, hands_ended, play_hand, sit
 from tests.tables.test_games import SHORT_2P
 
 ES = json.loads((Path(__file__).resolve().parents[2] / "frontend/src/i18n/es.json").read_text())
@@ -69,18 +68,6 @@ class Loop:
         self.thread.join(5)
 
 
-async def cut(tid: str, people: list[Player]) -> None:
-    prompt = people[0].tables[tid].meta["cut"]
-    cid = people[prompt["seat"]].next_cid()
-    mark = await people[prompt["seat"]].send(
-        {"type": "cut", "table": tid, "cid": cid, "position": 40}
-    )
-    ack = await people[prompt["seat"]].wait_frame(lambda f: f.get("cid") == cid, since=mark)
-    assert ack["type"] == "ack", ack
-    for p in people:
-        await p.until(lambda p=p: p.tables[tid].phase == "draw")
-
-
 async def first_hand_played(base: str) -> tuple[str, list[Player], dict[str, Any]]:
     """Two guests at a match to 100,000: the first hand cut, played to its end; the
     second waits for its cut. Returns the table, the players and the hand's end as the
@@ -98,22 +85,9 @@ async def first_hand_played(base: str) -> tuple[str, list[Player], dict[str, Any
     await sit(people[1], tid, 1)
     for p in people:
         await p.until(lambda p=p: p.tables[tid].status == "playing")
-    await cut(tid, people)
-    rngs = [random.Random(70 + i) for i in range(2)]
-    results = await asyncio.gather(
-        *(
-            p.play_until_over(tid, rng, stop=lambda p=p: p.tables[tid].phase == "hand_over")
-            for p, rng in zip(people, rngs, strict=True)
-        )
-    )
-    assert results == [[], []]
-    for p in people:
-        await p.until(lambda p=p: p.tables[tid].meta.get("cut") is not None)
-    ended = [
-        f["event"]
-        for f in people[0].frames
-        if f.get("kind") == "game" and f["event"]["type"] == "hand_ended"
-    ]
+    await cut_deck(tid, people)
+    await play_hand(tid, people, seed=7)
+    ended = hands_ended(people[0])
     assert len(ended) == 1 and ended[0]["match_over"] is False
     return tid, people, ended[0]
 
@@ -182,7 +156,7 @@ def test_a_reload_between_hands_shows_the_hand_s_sheet(
         settle(page)
         page.screenshot(path=str(artifacts / "sheet-reload-laptop.png"))
 
-        loop.run(cut(tid, people))  # the second hand is dealt: the open sheet says so
+        loop.run(cut_deck(tid, people))  # the second hand is dealt: the open sheet says so
         page.wait_for_function(
             "(w) => (document.querySelector('#next-hand-hint')?.textContent ?? '').endsWith(w)",
             arg=ES["result.nextHandDealt"],

@@ -491,6 +491,44 @@ async def create_table(host: Player, **body: Any) -> dict[str, Any]:
     return dict(r.json())
 
 
+async def cut_deck(table: str, people: list[Player], position: int = 30) -> None:
+    """The seat the table's cut prompt names cuts at ``position``; returns once every
+    player has been dealt."""
+    cutter = people[people[0].tables[table].meta["cut"]["seat"]]
+    cid = cutter.next_cid()
+    mark = await cutter.send({"type": "cut", "table": table, "cid": cid, "position": position})
+    ack = await cutter.wait_frame(
+        lambda f: f["type"] in ("ack", "error") and f.get("cid") == cid, since=mark
+    )
+    assert ack["type"] == "ack", ack
+    for p in people:
+        await p.until(lambda p=p: p.tables[table].phase == "draw")
+
+
+async def play_hand(table: str, people: list[Player], seed: int) -> None:
+    """Every seat plays until the hand ends with the match going on, and the next deal's
+    cut is asked for."""
+    rngs = [random.Random(seed * 10 + i) for i in range(len(people))]
+    results = await asyncio.gather(
+        *(
+            p.play_until_over(table, rng, stop=lambda p=p: p.tables[table].phase == "hand_over")
+            for p, rng in zip(people, rngs, strict=True)
+        )
+    )
+    assert results == [[]] * len(people)
+    for p in people:
+        await p.until(lambda p=p: p.tables[table].meta.get("cut") is not None)
+
+
+def hands_ended(player: Player) -> list[dict[str, Any]]:
+    """The ``hand_ended`` events this player received, as it saw them."""
+    return [
+        f["event"]
+        for f in player.frames
+        if f.get("kind") == "game" and f["event"]["type"] == "hand_ended"
+    ]
+
+
 async def sit(player: Player, table: str, seat: int | None = None) -> dict[str, Any]:
     r = await player.http.post(f"/api/tables/{table}/sit", json={"seat": seat})
     assert r.status_code == 200, r.text

@@ -6,7 +6,6 @@ the clock cuts at random when the cutter does not. Real uvicorn processes and Re
 from __future__ import annotations
 
 import asyncio
-import random
 from collections.abc import Iterator
 from typing import Any
 
@@ -20,7 +19,16 @@ from app.rules.ruleset import ruleset_from_dict
 from app.tables.storage.meta import TableMeta
 from app.tables.storage.store import k_hash
 from tests.tables.conftest import _fresh, no_crash, sync_client, tables_redis_url
-from tests.tables.harness import Player, Server, create_table, sit, start_servers
+from tests.tables.harness import (
+    Player,
+    Server,
+    create_table,
+    cut_deck,
+    hands_ended,
+    play_hand,
+    sit,
+    start_servers,
+)
 from tests.tables.test_games import SHORT_2P
 
 
@@ -233,31 +241,11 @@ async def test_a_reload_while_the_next_hand_waits_for_its_cut_brings_back_the_sh
         snap = await stranger.watch(tid)
         assert snap["type"] == "snapshot" and "result" not in snap
 
-        async def cut() -> None:
-            prompt = people[0].tables[tid].meta["cut"]
-            ack = await send(people[prompt["seat"]], tid, "cut", position=30)
-            assert ack["type"] == "ack", ack
-            for p in people:
-                await p.until(lambda p=p: p.tables[tid].phase == "draw")
-
-        await cut()
-        rngs = [random.Random(40 + i) for i in range(2)]
-        results = await asyncio.gather(
-            *(
-                p.play_until_over(tid, rng, stop=lambda p=p: p.tables[tid].phase == "hand_over")
-                for p, rng in zip(people, rngs, strict=True)
-            )
-        )
-        assert results == [[], []]
-        for p in people:
-            await p.until(lambda p=p: p.tables[tid].meta.get("cut") is not None)
+        await cut_deck(tid, people)
+        await play_hand(tid, people, seed=4)
         assert stored_meta(r, tid).hands[-1].cut is None  # the second deal waits
         for seat, player in enumerate(people):
-            ended = [
-                f["event"]
-                for f in player.frames
-                if f.get("kind") == "game" and f["event"]["type"] == "hand_ended"
-            ]
+            ended = hands_ended(player)
             assert len(ended) == 1 and ended[0]["match_over"] is False
             snap = await player.watch(tid)  # as a reloaded page watches: no version
             assert snap["type"] == "snapshot" and snap["seat"] == seat
@@ -268,7 +256,7 @@ async def test_a_reload_while_the_next_hand_waits_for_its_cut_brings_back_the_sh
         assert spectator["result"]["type"] == "hand_ended"
         assert spectator["result"]["totals"] == ended[0]["totals"]
 
-        await cut()  # the second hand is dealt: the sheet is history
+        await cut_deck(tid, people)  # the second hand is dealt: the sheet is history
         for p in [*people, stranger]:
             snap = await p.watch(tid)
             assert snap["game"]["phase"] == "draw" and "result" not in snap
