@@ -217,6 +217,22 @@ def level_gate_server(
     yield from _serve(env, port, var)
 
 
+@pytest.fixture(scope="package")
+def cut_server(
+    server: str,
+    pg_url: str,
+    redis_url: str,
+    frontend_dist: Path,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[str]:
+    """A process on the e2e database (its own Redis) where the cutter has 60 seconds
+    (test_cut.py, test_sheet_reload.py)."""
+    env, port, var = _second_env(pg_url, redis_url, frontend_dist, tmp_path_factory, 11, "cut")
+    env["BURACO_CUT_SECONDS"] = "60"
+    env["BURACO_WS_ALLOWED_ORIGINS"] = f"http://127.0.0.1:{port}"
+    yield from _serve(env, port, var)
+
+
 def _contexts(browser: object, base: str) -> Iterator[object]:
     """A maker of browser contexts on `base` (separate cookie jars = separate players),
     closed after the test."""
@@ -253,6 +269,11 @@ def grace_context(browser: object, short_grace_server: str) -> Iterator[object]:
 def gate_context(browser: object, level_gate_server: str) -> Iterator[object]:
     """Browser contexts on the server where special tables need level 2."""
     yield from _contexts(browser, level_gate_server)
+
+
+@pytest.fixture
+def cut_context(browser: object, cut_server: str) -> Iterator[object]:
+    yield from _contexts(browser, cut_server)
 
 
 @pytest.fixture(scope="session")

@@ -7,39 +7,17 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from app.rules.replay import verify
-from tests.e2e.conftest import _contexts, _second_env, _serve
 from tests.e2e.helpers import as_guest, open_table
 
 ES = json.loads((Path(__file__).resolve().parents[2] / "frontend/src/i18n/es.json").read_text())
 RULES = {"hand_size": 20, "muertos": 0, "stock_end": 20}
 SIZES = {"phone": (390, 844), "laptop": (1366, 768)}
-
-
-@pytest.fixture(scope="package")
-def cut_server(
-    server: str,
-    pg_url: str,
-    redis_url: str,
-    frontend_dist: Path,
-    tmp_path_factory: pytest.TempPathFactory,
-) -> Iterator[str]:
-    """A process on the e2e database (its own Redis) where the cutter has 60 seconds."""
-    env, port, var = _second_env(pg_url, redis_url, frontend_dist, tmp_path_factory, 7, "cut")
-    env["BURACO_CUT_SECONDS"] = "60"
-    env["BURACO_WS_ALLOWED_ORIGINS"] = f"http://127.0.0.1:{port}"
-    yield from _serve(env, port, var)
-
-
-@pytest.fixture
-def cut_context(browser: object, cut_server: str) -> Iterator[object]:
-    yield from _contexts(browser, cut_server)
 
 
 def fetch_json(page: Any, path: str) -> tuple[int, Any]:

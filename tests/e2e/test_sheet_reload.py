@@ -9,38 +9,16 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
-from collections.abc import Coroutine, Iterator
+from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any, TypeVar
 
-import pytest
-
-from tests.e2e.conftest import _contexts, _second_env, _serve
 from tests.e2e.helpers import as_guest
 from tests.tables.harness import Player, create_table, cut_deck, hands_ended, play_hand, sit
 from tests.tables.test_games import SHORT_2P
 
 ES = json.loads((Path(__file__).resolve().parents[2] / "frontend/src/i18n/es.json").read_text())
 T = TypeVar("T")
-
-
-@pytest.fixture(scope="package")
-def sheet_server(
-    server: str,
-    pg_url: str,
-    redis_url: str,
-    frontend_dist: Path,
-    tmp_path_factory: pytest.TempPathFactory,
-) -> Iterator[str]:
-    """A process on the e2e database (its own Redis) where the cutter has 60 seconds."""
-    env, port, var = _second_env(pg_url, redis_url, frontend_dist, tmp_path_factory, 11, "sheet")
-    env["BURACO_CUT_SECONDS"] = "60"
-    yield from _serve(env, port, var)
-
-
-@pytest.fixture
-def sheet_context(browser: object, sheet_server: str) -> Iterator[object]:
-    yield from _contexts(browser, sheet_server)
 
 
 def settle(page: Any) -> None:
@@ -93,17 +71,17 @@ async def first_hand_played(base: str) -> tuple[str, list[Player], dict[str, Any
 
 
 def test_a_reload_between_hands_shows_the_hand_s_sheet(
-    sheet_context: Any, sheet_server: str, artifacts: Path
+    cut_context: Any, cut_server: str, artifacts: Path
 ) -> None:
     loop = Loop()
     people: list[Player] = []
     try:
-        tid, people, ended = loop.run(first_hand_played(sheet_server))
+        tid, people, ended = loop.run(first_hand_played(cut_server))
         # the browser is the next hand's cutter: the cut panel, with its deck to tap, is
         # on screen with the sheet
         ana = people[people[0].tables[tid].meta["cut"]["seat"]]
-        ctx = sheet_context(390, 844, has_touch=True, is_mobile=True)
-        ctx.add_cookies([{"name": "buraco_session", "value": ana.cookie, "url": sheet_server}])
+        ctx = cut_context(390, 844, has_touch=True, is_mobile=True)
+        ctx.add_cookies([{"name": "buraco_session", "value": ana.cookie, "url": cut_server}])
         page = ctx.new_page()
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
@@ -133,7 +111,7 @@ def test_a_reload_between_hands_shows_the_hand_s_sheet(
         page.screenshot(path=str(artifacts / "sheet-reload-phone.png"))
 
         # a spectator who opens the table now sees the same sheet, and whose cut it is
-        watcher = sheet_context(390, 844, has_touch=True, is_mobile=True).new_page()
+        watcher = cut_context(390, 844, has_touch=True, is_mobile=True).new_page()
         watcher.on("pageerror", lambda e: errors.append(str(e)))
         as_guest(watcher)
         watcher.goto(f"/#/table/{tid}")
