@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from tests.e2e.helpers import as_guest
-from tests.tables.harness import Player, create_table, cut_deck, hands_ended, play_hand, sit
+from tests.tables.harness import Player, cut_deck, hands_ended, play_hand, seat_all
 from tests.tables.test_games import SHORT_2P
 
 ES = json.loads((Path(__file__).resolve().parents[2] / "frontend/src/i18n/es.json").read_text())
@@ -54,15 +54,7 @@ async def first_hand_played(base: str) -> tuple[str, list[Player], dict[str, Any
     ws_url = base.replace("http", "ws") + "/ws"
     for p in people:
         await p.connect(ws_url, origin=base)
-    table = await create_table(
-        people[0], preset="cerrado", players=2, rules=SHORT_2P, target_score=100_000
-    )
-    tid = table["id"]
-    for p in people:
-        await p.watch(tid)
-    await sit(people[1], tid, 1)
-    for p in people:
-        await p.until(lambda p=p: p.tables[tid].status == "playing")
+    tid = await seat_all(people, preset="cerrado", players=2, rules=SHORT_2P, target_score=100_000)
     await cut_deck(tid, people)
     await play_hand(tid, people, seed=7)
     ended = hands_ended(people[0])

@@ -491,6 +491,19 @@ async def create_table(host: Player, **body: Any) -> dict[str, Any]:
     return dict(r.json())
 
 
+async def seat_all(people: list[Player], **table: Any) -> str:
+    """The first player opens a table (``table``: the body of ``POST /api/tables``) and
+    sits; the others sit in seat order; returns once every one sees the game playing."""
+    tid = str((await create_table(people[0], **table))["id"])
+    for p in people:
+        await p.watch(tid)
+    for seat, p in enumerate(people[1:], start=1):
+        await sit(p, tid, seat)
+    for p in people:
+        await p.until(lambda p=p: p.tables[tid].status == "playing")
+    return tid
+
+
 async def cut_deck(table: str, people: list[Player], position: int = 30) -> None:
     """The seat the table's cut prompt names cuts at ``position``; returns once every
     player has been dealt."""

@@ -26,6 +26,7 @@ from tests.tables.harness import (
     cut_deck,
     hands_ended,
     play_hand,
+    seat_all,
     sit,
     start_servers,
 )
@@ -228,15 +229,9 @@ async def test_a_reload_while_the_next_hand_waits_for_its_cut_brings_back_the_sh
     try:
         for p in [*people, stranger]:
             await p.connect(server.ws_url)
-        table = await create_table(
-            people[0], preset="cerrado", players=2, rules=SHORT_2P, target_score=100_000
+        tid = await seat_all(
+            people, preset="cerrado", players=2, rules=SHORT_2P, target_score=100_000
         )
-        tid = table["id"]
-        for p in people:
-            await p.watch(tid)
-        await sit(people[1], tid, 1)
-        for p in people:
-            await p.until(lambda p=p: p.tables[tid].status == "playing")
         # before the first deal no hand has ended: nothing to show
         snap = await stranger.watch(tid)
         assert snap["type"] == "snapshot" and "result" not in snap
