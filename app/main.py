@@ -68,7 +68,7 @@ PLACEHOLDER_PAGE = """<!doctype html>
 # 8-24 (most over 10 ms) against none, at 2,000 tables 793 (4.4 s in all) against 6
 # (0.54 s), so it is 20,000. The middle generation is collected every 5 young
 # collections, so each of its collections walks what survived the last 5 (4,000 tables
-# seated at once: 8 of at most 97 ms, against one of 533-590 ms every 50); the oldest
+# seated at once: 8 of at most 97 ms, against one of 402-590 ms every 50); the oldest
 # every 1,000 of those, as often as before (every 5,000 young collections).
 # (docs/decisions/0007-gc-freeze-and-thresholds.md; buraco_gc_pause_seconds shows the
 # pauses.)
