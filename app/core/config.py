@@ -159,6 +159,11 @@ class Settings(BaseSettings):
     # process's runner looks for a step to take.
     tournament_fee_bps: int = Field(default=1_000, ge=0, le=5_000)
     tournament_tick_seconds: float = Field(default=1.0, gt=0, le=60)
+    # Whether this process takes the runner's ticks. Every process on the deployment's
+    # Redis may; one on a Redis of its own beside others that share its database (the
+    # browser tests' second servers) must not, or it would open tournaments' tables
+    # where the others' players never see them.
+    tournament_runner: bool = True
 
     # Chip dumping (docs/decisions/0016-chip-dumping.md, app/economy/integrity.py).
     # Guests, and accounts younger than new_account_days that are still below

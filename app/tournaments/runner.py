@@ -114,7 +114,10 @@ class TournamentRunner:
     # ------------------------------------------------------------ the periodic job
 
     async def start(self) -> None:
-        self.task = asyncio.create_task(self._loop(), name="tournaments")
+        """The periodic job, unless this process leaves the ticks to others
+        (``tournament_runner``); a step kicked by a request runs either way."""
+        if self.settings.tournament_runner:
+            self.task = asyncio.create_task(self._loop(), name="tournaments")
 
     async def stop(self) -> None:
         await cancel_and_wait(self.task)

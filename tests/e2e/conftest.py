@@ -175,7 +175,12 @@ def _second_env(
     _flush(own_redis)
     port = free_port()
     var = tmp.mktemp(f"e2e-{name}")
-    return _server_env(f"http://127.0.0.1:{port}", db_url, own_redis, dist, var), port, var
+    env = _server_env(f"http://127.0.0.1:{port}", db_url, own_redis, dist, var)
+    # Its Redis is not the main server's: were it to take the tournament runner's ticks,
+    # it would open the main server's tournaments' tables where their players never see
+    # them (test_tournaments.py then finds an empty bracket).
+    env["BURACO_TOURNAMENT_RUNNER"] = "false"
+    return env, port, var
 
 
 @pytest.fixture(scope="package")
