@@ -91,6 +91,10 @@ def server_env(pg_url: str, redis_url: str, var_dir: Path, **settings: Any) -> d
             # does that): each would take the others' live tables for lost ones and void
             # their games. Tests of the reconciler set a short grace of their own.
             "BURACO_RECONCILE_GRACE_SECONDS": "86400",
+            # For the same reason they leave the tournament runner's ticks to the
+            # in-process app of tests/tournaments/ on the same database, whose
+            # tournaments' tables they would otherwise open on their own Redis.
+            "BURACO_TOURNAMENT_RUNNER": "false",
         }
     )
     for key, value in settings.items():
