@@ -29,6 +29,12 @@ def settle(page: Any) -> None:
     )
 
 
+def grand_totals(page: Any) -> list[int]:
+    """The sheet's match totals as numbers (Spanish digit grouping taken out)."""
+    cells = page.locator("#score-sheet tr.grand td").all_text_contents()
+    return [int(x.replace(".", "").replace("\u202f", "")) for x in cells]
+
+
 class Loop:
     """An event loop on a thread of its own, for the scripted players beside the
     synchronous browser."""
@@ -83,9 +89,7 @@ def test_a_reload_between_hands_shows_the_hand_s_sheet(
         assert sheet is not None
         caption = page.text_content("#score-sheet caption") or ""
         assert caption == ES["score.caption"].replace("{n}", "1"), caption
-        grand = page.locator("#score-sheet tr.grand td")
-        shown = [int(x.replace(".", "").replace("\u202f", "")) for x in grand.all_text_contents()]
-        assert shown == ended["totals"], (shown, ended["totals"])
+        assert grand_totals(page) == ended["totals"], ended["totals"]
         headline = page.text_content("#result-title") or ""
         mine = ended["winner"] == ana.tables[tid].seat
         assert headline.startswith(ES["result.youWinHand" if mine else "result.theyWinHand"][:4])
@@ -109,11 +113,7 @@ def test_a_reload_between_hands_shows_the_hand_s_sheet(
         watcher.goto(f"/#/table/{tid}")
         watcher.wait_for_selector('[data-region="sheet"]')
         assert (watcher.text_content("#result-title") or "").startswith(("Gana", "Ganan"))
-        seen = [
-            int(x.replace(".", ""))
-            for x in watcher.locator("#score-sheet tr.grand td").all_text_contents()
-        ]
-        assert seen == ended["totals"]
+        assert grand_totals(watcher) == ended["totals"]
         assert watcher.query_selector("#cut-deck") is None and watcher.is_visible("#cut-panel")
         settle(watcher)
         watcher.screenshot(path=str(artifacts / "sheet-reload-spectator-phone.png"))
