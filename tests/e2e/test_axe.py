@@ -16,6 +16,7 @@ from tests.e2e.test_phone_journeys import (
     go_out_by_taps,
     my_draw,
     phone,
+    settle,
     stack_and_start,
     stacked,
 )
@@ -33,7 +34,9 @@ RUN = """async () => {
 def serious(page: Any) -> list[dict[str, Any]]:
     if not page.evaluate("() => typeof window.axe !== 'undefined'"):
         page.add_script_tag(path=str(AXE))
-    page.wait_for_timeout(300)  # a sheet's entrance animation ends: colours are final
+    # Colours are read once every finite animation has ended: a sheet mid-entrance is
+    # still partly transparent, and axe would measure the contrast of its fade.
+    settle(page)
     return page.evaluate(RUN)
 
 
