@@ -42,6 +42,10 @@ POST = """async ([path, body]) => {
 BOX = """(sel) => { const el = document.querySelector(sel); if (!el) return null;
   const r = el.getBoundingClientRect(); if (!r.width || !r.height) return null;
   return [r.left, r.top, r.right, r.bottom]; }"""
+# An element's text when it is shown whole, or how much of it is cut off.
+WHOLE = """(sel) => { const el = document.querySelector(sel);
+  return el.scrollWidth <= el.clientWidth + 1 ? el.textContent
+    : `cut: ${el.scrollWidth}px of text in ${el.clientWidth}px`; }"""
 # The sheet fits the viewport whole, and nothing of its own is cut on the right.
 SHEET_PROBLEMS = """() => {
   const out = [], vw = innerWidth, vh = innerHeight;
@@ -215,6 +219,9 @@ def test_table_chat_and_navigation_at_six_sizes(new_context, artifacts, name, w,
     my_draw(page)
     problems = look(page, artifacts, f"table-{name}")
     assert not problems, problems
+    # Your own name (a username's 10 characters here) is read whole beside your seat.
+    shown = page.evaluate(WHOLE, ".me-row .seat-name")
+    assert shown == page.evaluate("() => document.querySelector('.me-row .nm').textContent"), shown
 
     if not page.locator("#side-toggle").is_visible():  # a laptop: the chat is a column
         assert w >= 1180
