@@ -21,6 +21,12 @@ from tests.e2e.test_phone_journeys import (
     tap_turn,
 )
 
+# Every seat's name that is cut (a side seat's may take two lines; yours, one).
+NAMES_CUT = """() => [...document.querySelectorAll('.seat .seat-name')]
+  .filter((el) => el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1)
+  .map((el) => `${el.textContent}: ${el.scrollWidth}x${el.scrollHeight}`
+    + ` in ${el.clientWidth}x${el.clientHeight}`)"""
+
 
 def test_a_whole_hand_by_taps_on_a_small_phone_two_players(new_context, artifacts) -> None:
     page = phone(new_context, 360, 740)
@@ -38,7 +44,8 @@ def test_four_players_around_a_phone_and_a_whole_hand_by_taps(new_context, artif
     page = phone(new_context, 390, 844)
     as_guest(page)
     # With both muertos on the felt: the side seats, the stock, the pile and the muertos
-    # never over each other, at every size; a turn by taps: draw, choose, discard.
+    # never over each other, and every seat's name ("Bot Jorge" the longest) read whole,
+    # at every size; a turn by taps: draw, choose, discard.
     tid = open_table(page, 4, "cerrado", {"hand_size": 11, "muertos": 2, "pairs": True})
     page.wait_for_selector("#wait-title")
     stack_and_start(page, tid, stacked(4, [], ["5S"], muertos=2))
@@ -46,7 +53,7 @@ def test_four_players_around_a_phone_and_a_whole_hand_by_taps(new_context, artif
     failures = {}
     for name, w, h in SIX:
         page.set_viewport_size({"width": w, "height": h})
-        problems = look(page, artifacts, f"4p-muertos-{name}")
+        problems = look(page, artifacts, f"4p-muertos-{name}") + page.evaluate(NAMES_CUT)
         if problems:
             failures[name] = problems
     assert not failures, failures
