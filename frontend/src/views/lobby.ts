@@ -1,6 +1,6 @@
 // The lobby: "¡Juega ya!", wallet and daily bonus, invitations and challenges, the live
 // table list with filters, "Crear partida", online players and the lobby chat.
-import { tableTitle } from "../words";
+import { playerName, tableTitle } from "../words";
 import { ApiError, get, post, errorText } from "../api";
 import { h, mount, raw, fmt, keepFocus } from "../dom";
 import { clockTime, dayWord, laterWords, ratingNum, t } from "../i18n";
@@ -342,7 +342,7 @@ export function lobbyView(el: HTMLElement): View {
           h("div", { class: "tname" }, raw(tableTitle(x), "strong"),
             h("span", { class: "tags" }, h("span", { class: "tag" }, presetName(x.preset)))),
           h("div", { class: "seats" },
-            h("span", { "data-rating": "" }, raw(x.seats.filter(Boolean).map((s: any) => ratingText(s) ? `${s.name} (${ratingText(s)})` : s.name).join(" · "), "span"))),
+            h("span", { "data-rating": "" }, raw(x.seats.filter(Boolean).map((s: any) => ratingText(s) ? `${playerName(s.name)} (${ratingText(s)})` : playerName(s.name)).join(" · "), "span"))),
           betTag(x.bet),
           h("div", { class: "actions" },
             h("a", { class: "btn small ghost", href: `#/table/${x.id}` }, t("lobby.watch")))))));
