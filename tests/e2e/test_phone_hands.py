@@ -1,10 +1,14 @@
 """Whole hands by taps only (issue 32), on stacked deals where you go out in your first
 turn: 2 players on a 360x740 phone, 4 in pairs on a 390x844 one (after the 4-player felt
 with both muertos is checked at the six sizes and a turn is played by taps); then the
-end-of-match sheet at the six sizes, whole, the rematch offer in sight. Split from
+end-of-match sheet at the six sizes, whole, the rematch offer in sight, and the match's
+replay, whose last step says in words who closed. Split from
 test_phone_journeys.py (whose helpers it uses) so the two run on separate workers."""
 
 from __future__ import annotations
+
+import re
+from typing import Any
 
 from tests.e2e.helpers import as_guest, open_table
 from tests.e2e.test_phone_journeys import (
@@ -20,6 +24,8 @@ from tests.e2e.test_phone_journeys import (
     stacked,
     tap_turn,
 )
+
+CLOSED = {1: "cerró la mano.", 2: "cerraron la mano."}
 
 # Every seat's name that is cut (a side seat's may take two lines; yours, one).
 NAMES_CUT = """() => [...document.querySelectorAll('.seat .seat-name')]
@@ -37,6 +43,7 @@ def test_a_whole_hand_by_taps_on_a_small_phone_two_players(new_context, artifact
     assert my_draw(page) == "draw"
     go_out_by_taps(page, artifacts, "2p-360x740")
     end_sheet_everywhere(page, artifacts, "2p")
+    replay_says_who_closed(page, 1)
     assert page.dialogs == []  # type: ignore[attr-defined]
 
 
@@ -70,4 +77,25 @@ def test_four_players_around_a_phone_and_a_whole_hand_by_taps(new_context, artif
     assert my_draw(page) == "draw"
     go_out_by_taps(page, artifacts, "4p-390x844")
     end_sheet_everywhere(page, artifacts, "4p")
+    replay_says_who_closed(page, 2)
     assert page.dialogs == []  # type: ignore[attr-defined]
+
+
+def replay_says_who_closed(page: Any, players: int) -> None:
+    """The match's replay, from its end sheet: the last step names the side that closed
+    (a guest as the page words them, "Invitado 1234") with the verb for one player or a
+    pair; no message is left with its braces."""
+    stored = page.evaluate("() => window.__buraco.app.me.nickname")
+    me = re.sub(r"^Invitado(\d+)$", r"Invitado \1", stored)
+    page.click("#see-replay")
+    page.wait_for_selector("#rp-board")
+    page.locator("body").press("End")
+    page.wait_for_function(
+        "() => { const c = document.querySelector('#rp-counter');"
+        " return c && c.dataset.n === c.dataset.last && c.dataset.last !== '0'; }"
+    )
+    said = page.text_content("#rp-step") or ""
+    assert said.endswith(CLOSED[players]) and me in said, (said, me)
+    assert not re.search(r"[{}]|Invitado\d", said), said
+    sides = page.locator(".rp-zone h3").all_inner_texts()
+    assert any(me in side for side in sides) and stored not in " ".join(sides), sides

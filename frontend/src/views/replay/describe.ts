@@ -5,7 +5,7 @@ import type { Frame, ReplayHand } from "./types";
 
 export type Namer = (seat: number) => string;
 
-function eventText(e: any, name: Namer, side: Namer): string | null {
+function eventText(e: any, name: Namer, side: Namer, size: (team: number) => number): string | null {
   const who = typeof e.seat === "number" ? name(e.seat) : "";
   switch (e.type) {
     case "drew": return t("replay.drew", { who, card: cardLabel(e.card) });
@@ -15,7 +15,9 @@ function eventText(e: any, name: Namer, side: Namer): string | null {
     case "discarded": return t("move.discarded", { who, card: cardLabel(e.card) });
     case "muerto_taken": return t(e.direct ? "move.muertoDirect" : "move.muertoIndirect", { who });
     case "muerto_to_stock": return t("move.muertoToStock");
-    case "hand_ended": return tk(`result.reason.${e.reason}`, "result.reason.other", { side: e.closer >= 0 ? side(e.closer) : "" });
+    // n: the players on the closing side, so a pair takes the plural verb ("cerraron").
+    case "hand_ended": return tk(`result.reason.${e.reason}`, "result.reason.other",
+      { side: e.closer >= 0 ? side(e.closer) : "", n: e.closer >= 0 ? size(e.closer) : 1 });
     default: return null;
   }
 }
@@ -30,8 +32,8 @@ export function dealText(hand: ReplayHand, name: Namer): string {
 }
 
 /** Every sentence of one step, in order. */
-export function stepText(hand: ReplayHand, frame: Frame, name: Namer, side: Namer): string {
+export function stepText(hand: ReplayHand, frame: Frame, name: Namer, side: Namer, size: (team: number) => number): string {
   if (frame.n === 0) return dealText(hand, name);
-  const lines = frame.events.map((e) => eventText(e, name, side)).filter((x): x is string => !!x);
+  const lines = frame.events.map((e) => eventText(e, name, side, size)).filter((x): x is string => !!x);
   return lines.length ? lines.join(" · ") : t("replay.noEvent");
 }

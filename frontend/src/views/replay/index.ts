@@ -7,6 +7,7 @@ import { ApiError, errorText, get } from "../../api";
 import { t } from "../../i18n";
 import { app } from "../../state";
 import { toast } from "../../ui";
+import { playerName } from "../../words";
 import type { View } from "../../view";
 import { boardView } from "./board";
 import { stepText } from "./describe";
@@ -35,7 +36,9 @@ export function replayView(el: HTMLElement, arg: string): View {
   let gone = false;
 
   const name = (seat: number): string => s.data?.players.find((p) => p.seat === seat)?.name ?? t("table.seatN", { n: seat + 1 });
-  const side = (team: number): string => (s.data?.players ?? []).filter((p) => p.team === team).map((p) => p.name).join(" & ");
+  // A side's players' names, each worded as the page words it (a guest's number).
+  const side = (team: number): string => (s.data?.players ?? []).filter((p) => p.team === team).map((p) => playerName(p.name)).join(" & ");
+  const size = (team: number): number => (s.data?.players ?? []).filter((p) => p.team === team).length;
   const frames = () => s.data!.hands[s.hand].frames;
   const atEnd = () => s.hand === s.data!.hands.length - 1 && s.n === frames().length - 1;
 
@@ -194,7 +197,7 @@ export function replayView(el: HTMLElement, arg: string): View {
       h("div", { class: "rp-main" },
         head(),
         boardView({ frame, players: d.players, pov: s.pov, bottom, name, side }),
-        h("p", { class: "rp-step", id: "rp-step", "aria-live": "polite" }, stepText(hand, frame, name, side)),
+        h("p", { class: "rp-step", id: "rp-step", "aria-live": "polite" }, stepText(hand, frame, name, side, size)),
         controlsView({
           n: s.n, last, atStart: s.hand === 0 && s.n === 0, atEnd: atEnd(), playing: s.playing, speed: s.speed,
           go: (n) => { go(n); }, step, toggle,
