@@ -51,7 +51,13 @@ def ask_friend(page: Page, name: str, sent: str) -> None:
     other player looks)."""
     page.goto("/#/friends")
     page.fill("#friend-q", name)
-    page.press("#friend-q", "Enter")
+    # The search's answer, waited for as long as a busy test machine may take (its
+    # database pool waits up to 20 s), then its button.
+    with page.expect_response(lambda r: "/api/players/search" in r.url, timeout=30000) as found:
+        page.press("#friend-q", "Enter")
+    answer = found.value
+    assert answer.status == 200, (answer.status, answer.text())
+    assert name in [p["nickname"] for p in answer.json()], answer.json()
     page.click(f"[data-add='{name}']")
     page.wait_for_selector(f".toast.ok:has-text('{sent}')")
 

@@ -57,6 +57,14 @@ def test_friends_screens_fit(new_context, artifacts, width: int, height: int) ->
         shots[name] = True
 
     check("list")
+    # What is typed in the search box stays through a repaint (a change of language).
+    bea.fill("#friend-q", "cri")
+    bea.select_option("#lang", "en")
+    bea.wait_for_function("() => document.documentElement.lang === 'en'")
+    assert bea.input_value("#friend-q") == "cri"
+    bea.select_option("#lang", "es")
+    bea.wait_for_function("() => document.documentElement.lang === 'es'")
+    assert bea.input_value("#friend-q") == "cri"
     bea.click(f"[data-challenge='{ana_name}']")
     bea.wait_for_selector("#ch-send")
     check("challenge")

@@ -10,7 +10,8 @@ export function friendsView(el: HTMLElement): View {
   let friends: any[] | null = null;
   let requests: { incoming: any[]; outgoing: any[] } = { incoming: [], outgoing: [] };
   let found: any[] = [];
-  let query = "";
+  let query = ""; // what was last searched for
+  let typed = ""; // what the search box holds: a re-render (a language change) keeps it
   let error = "";
 
   async function load(): Promise<void> {
@@ -24,7 +25,8 @@ export function friendsView(el: HTMLElement): View {
 
   async function search(e: Event): Promise<void> {
     e.preventDefault();
-    query = (document.getElementById("friend-q") as HTMLInputElement).value.trim();
+    typed = (document.getElementById("friend-q") as HTMLInputElement).value;
+    query = typed.trim();
     if (!query) return;
     try {
       found = await get(`/api/players/search?q=${encodeURIComponent(query)}`);
@@ -79,7 +81,7 @@ export function friendsView(el: HTMLElement): View {
             h("p", { class: "empty" }, t("friends.noRequests")),
           h("h2", null, t("friends.find")),
           h("form", { class: "row", onsubmit: search },
-            h("input", { id: "friend-q", value: query, "aria-label": t("friends.searchLabel"), placeholder: t("friends.searchLabel"), maxlength: 32 }),
+            h("input", { id: "friend-q", value: typed, oninput: (e: Event) => { typed = (e.target as HTMLInputElement).value; }, "aria-label": t("friends.searchLabel"), placeholder: t("friends.searchLabel"), maxlength: 32 }),
             h("button", { type: "submit", class: "btn" }, t("friends.search"))),
           found.length ? h("ul", { class: "list" }, ...found.map((p) => person(p, p.friend ? [] : [
             h("button", { type: "button", class: "btn tiny primary", "data-add": p.nickname, onclick: () => call(() => post("/api/friends/requests", { user_id: p.user_id }), t("friends.requestSent")) }, t("friends.add")),
