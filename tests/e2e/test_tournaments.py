@@ -299,7 +299,8 @@ async def _finished_duplicate_knockout(db_url: str, user_id: int, name: str) -> 
             await db.flush()
             await db.refresh(t)
             people = [
-                Entrant(tournament_id=t.id, user_id=user_id, name="Yo", seed=1),
+                # A guest's name as stored; the pages word it ("Invitado 4321").
+                Entrant(tournament_id=t.id, user_id=user_id, name="Invitado4321", seed=1),
                 Entrant(tournament_id=t.id, name="Bot Ana", bot=True, seed=2),
                 Entrant(tournament_id=t.id, name="Bot Luis", bot=True, seed=3),
                 Entrant(tournament_id=t.id, name="Bot Marta", bot=True, seed=4),
@@ -365,9 +366,9 @@ def test_a_finished_tournament_its_deals_and_the_profile(
     page.locator(f".tn-card[data-tid='{tid}']").wait_for()
     page.goto(f"/#/tournament/{tid}")
     page.wait_for_selector("#tn-bracket .champion")
-    assert page.text_content("#tn-bracket .champion").strip() == "Yo"
+    assert page.text_content("#tn-bracket .champion").strip() == "Invitado 4321"
     final = page.locator("#tn-bracket .tn-col").nth(1)
-    assert "Yo" in final.text_content() and "Bot Luis" in final.text_content()
+    assert "Invitado 4321" in final.text_content() and "Bot Luis" in final.text_content()
     # The same deals at every table: deal by deal, side by side.
     page.click("#tn-pane-deals")
     page.wait_for_selector("#tn-deals")
@@ -375,6 +376,9 @@ def test_a_finished_tournament_its_deals_and_the_profile(
     rows = page.locator("#tn-deals tbody tr")
     assert rows.count() == 2
     assert rows.nth(0).locator("td").all_text_contents() == ["820 : 310", "610 : 500"]
+    # Under each table, its two sides, each name worded before they are joined.
+    sides = page.locator("#tn-deals tfoot td").all_text_contents()
+    assert sides == ["Invitado 4321 – Bot Marta", "Bot Ana – Bot Luis"], sides
     _fits(page)
     _shot(page, artifacts, "deals-laptop")
     # Every word on these screens goes through the five dictionaries.

@@ -9,6 +9,7 @@ import { socket } from "../socket";
 import { app } from "../state";
 import { spinner } from "../ui";
 import { presetName } from "../presets";
+import { playerName } from "../words";
 import { coins, figures, holdWhilePressed, registration, stateName, tags } from "./tournaments";
 import type { View } from "../view";
 
@@ -21,7 +22,9 @@ const PANE_KEYS = {
 interface Side { side: number; names: string[]; user_ids: (number | null)[]; bots: number }
 
 const mine = (s: Side | null | undefined): boolean => !!s && !!app.me && s.user_ids?.includes(app.me.id);
-const sideName = (s: Side | null | undefined): string => (s?.names?.length ? s.names.join(" / ") : t("tn.tbd"));
+// Each name worded before the join (a guest's number in the reader's language): raw()
+// words a whole text only when it is one guest's name.
+const sideName = (s: Side | null | undefined): string => (s?.names?.length ? s.names.map(playerName).join(" / ") : t("tn.tbd"));
 
 function sideLine(s: Side | null, score: number | null, won: boolean, cls: string): HTMLElement {
   return h("div", { class: `tn-side ${cls}${won ? " won" : ""}${mine(s) ? " me" : ""}` },
