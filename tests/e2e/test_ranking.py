@@ -25,6 +25,7 @@ def test_ranking_says_what_it_ranks(new_context, artifacts, lang: str) -> None:
         about = page.locator("#rk-about")
         about.wait_for()
         assert about.inner_text() == words["ranking.about"]
+        page.locator(".ranking .panel table.rank, .ranking .panel .empty").wait_for()
         page.screenshot(path=str(artifacts / f"ranking-{lang}-{width}.png"), full_page=True)
 
         page.select_option("#rk-period", "week")
