@@ -127,6 +127,13 @@ def test_level_one_challenges_a_friend_and_they_play_to_the_end(gate_context, ar
     for page in (ana, bea):
         page.wait_for_selector("#result-title")
         page.wait_for_selector("#rematch-offer")
+    # Each sheet says what the game settled for its player once it has: the stake won or
+    # lost (it says "Calculando…" until then).
+    shown = []
+    for page in (ana, bea):
+        page.wait_for_selector("#my-result[data-state='settled']", timeout=20000)
+        shown.append(int(page.get_attribute("#my-coins", "data-delta") or "0"))
+    assert sorted(shown) == [-STAKE, STAKE], shown
     bea.screenshot(path=str(artifacts / "challenge-result-390.png"))
     ana.screenshot(path=str(artifacts / "challenge-result-1366.png"))
 
