@@ -1,13 +1,15 @@
 """Friends, the shop and gifts through the UI: one player buys an item, gifts another
 to a friend; the friend accepts it from the notifications centre (into "Mis cosas",
-not worn), equips it from there and sees it equipped in "Mis cosas"."""
+not worn), equips it from there and sees it equipped in "Mis cosas". The list of friends
+to give to words a guest friend's name ("Invitado 1234")."""
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
-from tests.e2e.helpers import ask_friend, register
+from tests.e2e.helpers import as_guest, ask_friend, register
 
 ES = json.loads((Path(__file__).resolve().parents[2] / "frontend/src/i18n/es.json").read_text())
 
@@ -23,6 +25,14 @@ def test_buy_gift_accept_and_equipped(new_context, artifacts) -> None:
     bea.goto("/#/friends")
     bea.click(f"[data-accept='{ana_name}']")
     bea.wait_for_selector(f".toast.ok:has-text('{ES['friends.nowFriends']}')")
+    # A guest is her friend too: the list of friends to give to words the guest's name.
+    cris = new_context().new_page()
+    as_guest(cris)
+    cris_name = cris.evaluate("() => window.__buraco.app.me.nickname")
+    ask_friend(ana, cris_name, ES["friends.requestSent"])
+    cris.goto("/#/friends")
+    cris.click(f"[data-accept='{ana_name}']")
+    cris.wait_for_selector(f".toast.ok:has-text('{ES['friends.nowFriends']}')")
 
     # Ana buys sunglasses for herself...
     ana.goto("/#/shop")
@@ -33,6 +43,10 @@ def test_buy_gift_accept_and_equipped(new_context, artifacts) -> None:
     # shows instead of a question, and nothing is sent.
     coins_before = ana.evaluate("() => fetch('/api/wallet').then(r => r.json())")["coins"]
     ana.click("[data-sku='pack_coins_10k'] .btn.pink")
+    ana.wait_for_selector(f"[data-friend='{cris_name}']")
+    names = ana.locator(".dialog .list li span[data-raw]").all_inner_texts()
+    worded = re.sub(r"^Invitado(\d+)$", r"Invitado \1", cris_name)
+    assert worded != cris_name and worded in names and cris_name not in names, names
     ana.click(f"[data-friend='{bea_name}']")
     ana.wait_for_selector("#gift-picker [data-why='not_giftable']")
     assert ana.locator("#gift-yes").count() == 0

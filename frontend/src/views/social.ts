@@ -1,6 +1,6 @@
 // Dialogs shared by the lobby, profiles and friends: "Retar" (challenge) and "Regalar".
 import { get, post, errorText } from "../api";
-import { h, mount, fmt } from "../dom";
+import { h, mount, fmt, raw } from "../dom";
 import { t, tk } from "../i18n";
 import { PRESET_NAMES } from "../presets";
 import { dialog, field, toast } from "../ui";
@@ -52,7 +52,7 @@ export async function giftDialog(sku: string, done?: () => void): Promise<void> 
     h("p", null, t("gift.choose")),
     h("ul", { class: "list" }, ...friends.map((f) =>
       h("li", { class: "row between" },
-        h("span", { "data-raw": "" }, f.nickname),
+        raw(f.nickname),
         h("button", {
           type: "button", class: "btn small pink", "data-friend": f.nickname,
           // The same question as every picker: the price first, or why it cannot go.
