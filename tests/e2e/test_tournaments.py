@@ -246,6 +246,14 @@ def test_swiss_standings_and_the_live_result(new_context: Any, artifacts: Path) 
     assert page.evaluate("() => window.__stay") == 1
     page.set_viewport_size({"width": PHONE[0], "height": PHONE[1]})
     _fits(page)
+    # Every name is read whole on a phone (on two lines when it must).
+    cut = page.evaluate(
+        "() => [...document.querySelectorAll('#tn-standings .tn-name')]"
+        ".filter(el => el.scrollWidth > el.clientWidth + 1"
+        " || el.scrollHeight > el.clientHeight + 1)"
+        ".map(el => el.textContent)"
+    )
+    assert cut == [], cut
     _shot(page, artifacts, "standings-phone")
     page.click("#tn-pane-matches")
     assert page.locator("#tn-matches .tn-state.s-done").count() >= 1
