@@ -530,10 +530,11 @@ export function tableView(el: HTMLElement, tableId: string): View {
     const before = animate ? measure(el) : new Map();
     if (moving) finishAll();
     // The meld zones are measured again when what their room depends on changed: the
-    // melds, the hand, the "new meld" target, the pile's caption, a notice, the viewport.
+    // melds, the hand, the "new meld" target, the pile's caption, a notice, the viewport,
+    // whose turn it is (a side seat on its turn also holds the clock, and is taller).
     const g0 = s.game;
     const look = g0 ? `${window.innerWidth}x${window.innerHeight}|${g0.hand?.length ?? 0}|${canPlay() && s.selected.length >= 3}|`
-      + `${g0.melds.map((side) => side.map((m) => m.size).join()).join("/")}|${s.legalPending}|${s.legal.length}|${s.notice}|${g0.discard.size}` : "";
+      + `${g0.melds.map((side) => side.map((m) => m.size).join()).join("/")}|${s.legalPending}|${s.legal.length}|${s.notice}|${g0.discard.size}|${g0.turn}` : "";
     const refit = look !== meldLook;
     meldLook = look;
     const tree = () => tableScreen(s, {
