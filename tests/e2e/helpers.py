@@ -45,6 +45,14 @@ CREATE_TABLE_JS = """async (body) => {
 }"""
 
 
+# Every element matching a selector whose text is cut (wider or taller than its box),
+# as "text: content size in box size"; [] when all are read whole.
+TEXT_CUT = """(sel) => [...document.querySelectorAll(sel)]
+  .filter((el) => el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1)
+  .map((el) => `${el.textContent}: ${el.scrollWidth}x${el.scrollHeight}`
+    + ` in ${el.clientWidth}x${el.clientHeight}`)"""
+
+
 def ask_friend(page: Page, name: str, sent: str) -> None:
     """Find ``name`` on the friends page and send a friend request; ``sent`` is the
     toast that confirms it, in the page's language (the request is made before the

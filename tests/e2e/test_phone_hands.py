@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from tests.e2e.helpers import as_guest, open_table
+from tests.e2e.helpers import TEXT_CUT, as_guest, open_table
 from tests.e2e.test_phone_journeys import (
     GO_OUT,
     SIX,
@@ -26,12 +26,6 @@ from tests.e2e.test_phone_journeys import (
 )
 
 CLOSED = {1: "cerró la mano.", 2: "cerraron la mano."}
-
-# Every seat's name that is cut (a side seat's may take two lines; yours, one).
-NAMES_CUT = """() => [...document.querySelectorAll('.seat .seat-name')]
-  .filter((el) => el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1)
-  .map((el) => `${el.textContent}: ${el.scrollWidth}x${el.scrollHeight}`
-    + ` in ${el.clientWidth}x${el.clientHeight}`)"""
 
 
 def test_a_whole_hand_by_taps_on_a_small_phone_two_players(new_context, artifacts) -> None:
@@ -60,7 +54,9 @@ def test_four_players_around_a_phone_and_a_whole_hand_by_taps(new_context, artif
     failures = {}
     for name, w, h in SIX:
         page.set_viewport_size({"width": w, "height": h})
-        problems = look(page, artifacts, f"4p-muertos-{name}") + page.evaluate(NAMES_CUT)
+        problems = look(page, artifacts, f"4p-muertos-{name}")
+        assert page.locator(".seat .seat-name").count() == 4
+        problems += page.evaluate(TEXT_CUT, ".seat .seat-name")  # two lines at most
         if problems:
             failures[name] = problems
     assert not failures, failures

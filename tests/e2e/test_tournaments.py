@@ -11,7 +11,7 @@ import secrets
 from pathlib import Path
 from typing import Any
 
-from tests.e2e.helpers import as_guest
+from tests.e2e.helpers import TEXT_CUT, as_guest
 
 PHONE = (390, 844)
 LAPTOP = (1366, 768)
@@ -247,12 +247,7 @@ def test_swiss_standings_and_the_live_result(new_context: Any, artifacts: Path) 
     page.set_viewport_size({"width": PHONE[0], "height": PHONE[1]})
     _fits(page)
     # Every name is read whole on a phone (on two lines when it must).
-    cut = page.evaluate(
-        "() => [...document.querySelectorAll('#tn-standings .tn-name')]"
-        ".filter(el => el.scrollWidth > el.clientWidth + 1"
-        " || el.scrollHeight > el.clientHeight + 1)"
-        ".map(el => el.textContent)"
-    )
+    cut = page.evaluate(TEXT_CUT, "#tn-standings .tn-name")
     assert cut == [], cut
     _shot(page, artifacts, "standings-phone")
     page.click("#tn-pane-matches")
