@@ -12,6 +12,8 @@ import json
 from pathlib import Path
 
 from tests.e2e.helpers import (
+    SELECT_CUT,
+    TEXT_CUT,
     as_guest,
     draw_and_discard,
     open_table,
@@ -43,6 +45,18 @@ def _step(page) -> tuple[int, int]:
 
 def _wait_step(page, n: int) -> None:
     page.wait_for_function(f"() => document.querySelector('#rp-counter')?.dataset.n === '{n}'")
+
+
+def _head_reads_whole(page) -> None:
+    """The replay's head on a phone: every choice of hand and point of view is read
+    whole in its box ("Todas las manos a la vista", "Como Invitado 1234"), the title and
+    the score sheet's button too, and the way back to the lobby is there with its name."""
+    assert page.evaluate(SELECT_CUT, "#rp-pov") == []
+    assert page.evaluate(SELECT_CUT, "#rp-hand") == []
+    assert page.evaluate(TEXT_CUT, ".rp-head h1, #rp-sheet-toggle") == []
+    back = page.locator("#rp-back")
+    assert back.is_visible() and back.get_attribute("aria-label") == ES["table.backToLobby"]
+    assert back.bounding_box()["width"] >= 36  # a thumb's target
 
 
 def _play_a_hand(page) -> None:
@@ -201,10 +215,16 @@ def test_replay_from_the_end_sheet_step_by_step(new_context, artifacts: Path) ->
     _wait_step(page, last)
     assert page.evaluate(NO_PAGE_SCROLL)
     page.screenshot(path=str(artifacts / "replay-phone-end.png"))
+    _head_reads_whole(page)
     page.click("#rp-sheet-toggle")
     page.wait_for_selector("#rp-scores", state="visible")
     assert page.evaluate(NO_PAGE_SCROLL)
     page.screenshot(path=str(artifacts / "replay-phone-sheet.png"))
+    page.click("#rp-sheet-toggle")
+    page.set_viewport_size({"width": 360, "height": 740})
+    _head_reads_whole(page)
+    assert page.evaluate(NO_PAGE_SCROLL)
+    page.screenshot(path=str(artifacts / "replay-phone-360.png"))
     assert not errors, errors
 
 

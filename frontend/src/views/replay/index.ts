@@ -12,7 +12,7 @@ import type { View } from "../../view";
 import { boardView } from "./board";
 import { stepText } from "./describe";
 import { parseReplayArg, replayHash } from "./link";
-import { controlsView, exportsView, fairView, sheetView } from "./panel";
+import { controlsView, exitIcon, exportsView, fairView, sheetView } from "./panel";
 import type { ReplayFrames } from "./types";
 
 const STEP_MS = 1400; // one step at 1x
@@ -157,12 +157,12 @@ export function replayView(el: HTMLElement, arg: string): View {
     const d = s.data!;
     return h("header", { class: "rp-head" },
       h("h1", null, t("replay.title")),
-      h("label", { class: "rp-pick" }, h("span", { class: "sr-only" }, t("replay.hand")),
+      h("label", { class: "rp-pick rp-pick-hand" }, h("span", { class: "sr-only" }, t("replay.hand")),
         h("select", {
           id: "rp-hand", "aria-label": t("replay.hand"),
           onchange: (e: Event) => { stop(); go(0, Number((e.target as HTMLSelectElement).value)); release(e); },
         }, ...d.hands.map((x, i) => h("option", { key: i, value: i, selected: i === s.hand }, t("table.handN", { n: x.hand_no }))))),
-      h("label", { class: "rp-pick" }, h("span", { class: "sr-only" }, t("replay.pov")),
+      h("label", { class: "rp-pick rp-pick-pov" }, h("span", { class: "sr-only" }, t("replay.pov")),
         h("select", {
           id: "rp-pov", "aria-label": t("replay.pov"),
           onchange: (e: Event) => {
@@ -178,7 +178,9 @@ export function replayView(el: HTMLElement, arg: string): View {
         type: "button", class: "btn small rp-sheet-toggle", id: "rp-sheet-toggle", "aria-expanded": String(s.sheetOpen),
         "aria-controls": "rp-side", onclick: () => { s.sheetOpen = !s.sheetOpen; paint(); },
       }, t("replay.sheet")),
-      h("a", { class: "btn ghost small", href: "#/", id: "rp-back" }, t("table.backToLobby")));
+      // On a phone the way back is its mark alone, as the table's own "leave" is.
+      h("a", { class: "btn ghost small", href: "#/", id: "rp-back", "aria-label": t("table.backToLobby"), title: t("table.backToLobby") },
+        exitIcon(), h("span", { class: "lbl" }, t("table.backToLobby"))));
   }
 
   function screen(): VNode<any> {

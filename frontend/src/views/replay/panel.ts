@@ -37,6 +37,13 @@ function icon(name: string): VNode<any> {
     h("path", { d: ICONS[name], fill: "currentColor", stroke: "currentColor", "stroke-width": 1.5, "stroke-linejoin": "round" }));
 }
 
+/** The table's "leave" mark (a door and an arrow out), drawn in lines as the table's
+ * toolbar draws it: the replay's way back to the lobby, alone on a phone. */
+export function exitIcon(): VNode<any> {
+  return h("svg", { viewBox: "0 0 24 24", width: 20, height: 20, "aria-hidden": "true", class: "rp-exit-ic" },
+    h("path", { d: "M14 4h5v16h-5 M10 8l-4 4 4 4 M6 12h10", fill: "none", stroke: "currentColor", "stroke-width": 2, "stroke-linecap": "round", "stroke-linejoin": "round" }));
+}
+
 function tool(id: string, label: string, ic: string, onclick: () => void, disabled = false, pressed?: boolean): VNode<any> {
   return h("button", {
     type: "button", id, class: "icon-btn rp-tool", "aria-label": label, title: label, disabled, onclick,
