@@ -1,6 +1,7 @@
 """ "Crear partida" fits the screen: at 360, 390 and 412 px wide and at 1366x768 no input
 or select of the dialog (its house rules open too) runs past the viewport's or the
-dialog's right or left edge, and the page never scrolls sideways."""
+dialog's right or left edge, the page never scrolls sideways, and every checkbox's name
+starts on its own row, beside the box (a long one wraps there, not under it)."""
 
 from __future__ import annotations
 
@@ -31,6 +32,21 @@ OVERFLOWS = """() => {
   return out;
 }"""
 
+# Every checkbox of the dialog whose name does not start beside it: the name's first
+# line and the box share a row, the name to the right of the box.
+CHECK_APART = """() => [...document.querySelectorAll('.dialog .field.check')].flatMap((f) => {
+  const box = f.querySelector('input').getBoundingClientRect();
+  const label = f.querySelector('label');
+  if (box.width === 0) return [];
+  const range = document.createRange();
+  range.selectNodeContents(label);
+  const first = range.getClientRects()[0];
+  const beside = first.left >= box.right - 0.5
+    && first.top < box.bottom && first.bottom > box.top;
+  return beside ? [] : [`${label.textContent}: box ${Math.round(box.left)},${Math.round(box.top)}`
+    + ` name ${Math.round(first.left)},${Math.round(first.top)}`];
+})"""
+
 
 @pytest.mark.parametrize(("width", "height"), SIZES)
 def test_create_dialog_fits(new_context, artifacts, width: int, height: int) -> None:
@@ -45,5 +61,6 @@ def test_create_dialog_fits(new_context, artifacts, width: int, height: int) -> 
     page.click("#house-toggle")
     page.wait_for_selector("#rule-hand_size")
     assert page.evaluate(OVERFLOWS) == []
+    assert page.evaluate(CHECK_APART) == []
     page.locator("#rule-hand_size").scroll_into_view_if_needed()
     page.screenshot(path=str(artifacts / f"create-dialog-rules-{width}.png"))
