@@ -82,12 +82,14 @@ def ask_friend(page: Page, name: str, sent: str) -> None:
     page.wait_for_selector(f".toast.ok:has-text('{sent}')")
 
 
-def short_hand_table(page: Page, *, private: bool = False) -> None:
+def short_hand_table(page: Page, *, private: bool = False, players: int = 2) -> None:
     """Create a table whose hand is short, through the house-rules editor: 20 cards each,
     no muertos, and the hand ends when 20 cards are left in the stock."""
     page.click("#create-table")
     if private:
         page.check("#ct-private")
+    if players != 2:
+        page.select_option("#ct-players", str(players))
     page.click("#house-toggle")
     page.fill("#rule-hand_size", "20")
     page.dispatch_event("#rule-hand_size", "change")

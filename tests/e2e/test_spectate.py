@@ -1,5 +1,5 @@
-"""Games in progress are listed in the lobby; anyone may open one and watch it as a
-spectator, seeing the table but no hand."""
+"""Games in progress are listed in the lobby, each player's name whole on a phone;
+anyone may open one and watch it as a spectator, seeing the table but no hand."""
 
 from __future__ import annotations
 
@@ -7,16 +7,48 @@ import re
 
 from tests.e2e.helpers import as_guest, short_hand_table
 
+# The names of a list "A · B · C" that are not on one line, whole: each name's letters
+# are found in the text, and the boxes of that stretch of text must share one top, with
+# no name cut by an ellipsis.
+NAME_BROKEN = """(seats) => {
+  const walker = document.createTreeWalker(seats, NodeFilter.SHOW_TEXT);
+  const nodes = [];
+  let text = '';
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    nodes.push([n, text.length]);
+    text += n.data;
+  }
+  const at = (i) => {
+    const [node, start] = nodes.filter(([, s]) => s <= i).pop();
+    return [node, i - start];
+  };
+  const out = [];
+  let from = 0;
+  for (const name of text.split(' · ')) {
+    const begin = text.indexOf(name, from);
+    from = begin + name.length;
+    const range = document.createRange();
+    range.setStart(...at(begin));
+    const [last, offset] = at(from - 1);
+    range.setEnd(last, offset + 1);
+    const tops = new Set([...range.getClientRects()].filter((r) => r.width > 0)
+      .map((r) => Math.round(r.top)));
+    const box = range.startContainer.parentElement;
+    if (tops.size !== 1 || box.scrollWidth > box.clientWidth + 1) out.push(name);
+  }
+  return out;
+}"""
+
 
 def test_a_game_in_progress_can_be_watched_from_the_lobby(new_context, artifacts) -> None:
     player = new_context().new_page()
     as_guest(player)
-    short_hand_table(player)
+    short_hand_table(player, players=4)
     player.click("#add-bots")
     player.wait_for_selector("#hand .card")
     table_url = player.url
 
-    watcher = new_context().new_page()
+    watcher = new_context(390, 844, is_mobile=True, has_touch=True).new_page()
     as_guest(watcher)
     watcher.wait_for_selector("#playing-title")
     # The player's stored name ("Invitado1234") as the page words it ("Invitado 1234").
@@ -26,6 +58,15 @@ def test_a_game_in_progress_can_be_watched_from_the_lobby(new_context, artifacts
     seats = watcher.locator("section[aria-labelledby=playing-title] .seats").first.inner_text()
     names = [part.split(" (")[0] for part in seats.split(" · ")]  # a rating may follow
     assert shown in names and stored not in seats, seats
+    assert len(names) == 4, seats
+    # Four names take two lines at 390 px: the list breaks between names, never inside
+    # one ("Bot" at a line's end and "Marta" at the next's), and none is cut.
+    broken = watcher.eval_on_selector(
+        "section[aria-labelledby=playing-title] .table-row:first-child .seats", NAME_BROKEN
+    )
+    assert broken == [], broken
+    watcher.locator("section[aria-labelledby=playing-title]").scroll_into_view_if_needed()
+    watcher.screenshot(path=str(artifacts / "lobby-playing-390.png"))
     link = watcher.locator("section[aria-labelledby=playing-title] a").first
     assert link.get_attribute("href") == "#" + table_url.split("#", 1)[1]
     link.click()

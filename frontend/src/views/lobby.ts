@@ -341,8 +341,13 @@ export function lobbyView(el: HTMLElement): View {
         h("li", { class: "table-row" },
           h("div", { class: "tname" }, raw(tableTitle(x), "strong"),
             h("span", { class: "tags" }, h("span", { class: "tag" }, presetName(x.preset)))),
+          // Each player whole on a line: a list that wraps breaks between names, and a
+          // name too long for the column is cut with an ellipsis (title: the whole).
           h("div", { class: "seats" },
-            h("span", { "data-rating": "" }, raw(x.seats.filter(Boolean).map((s: any) => ratingText(s) ? `${playerName(s.name)} (${ratingText(s)})` : playerName(s.name)).join(" · "), "span"))),
+            h("span", { "data-rating": "" }, ...x.seats.filter(Boolean).flatMap((s: any, i: number) => {
+              const who = ratingText(s) ? `${playerName(s.name)} (${ratingText(s)})` : playerName(s.name);
+              return [i ? " · " : "", h("span", { class: "pname", "data-raw": "", title: who }, who)];
+            }))),
           betTag(x.bet),
           h("div", { class: "actions" },
             h("a", { class: "btn small ghost", href: `#/table/${x.id}` }, t("lobby.watch")))))));
