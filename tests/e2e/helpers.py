@@ -56,6 +56,7 @@ TEXT_CUT = """(sel) => [...document.querySelectorAll(sel)]
 # box's room (its width less its padding and 20 px for the drop-down arrow).
 SELECT_CUT = """(sel) => {
   const s = document.querySelector(sel);
+  if (s.clientWidth === 0) return [];  // not shown
   const cs = getComputedStyle(s);
   const ctx = document.createElement('canvas').getContext('2d');
   ctx.font = `${cs.fontWeight} ${cs.fontSize} ${cs.fontFamily}`;

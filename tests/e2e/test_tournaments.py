@@ -11,7 +11,7 @@ import secrets
 from pathlib import Path
 from typing import Any
 
-from tests.e2e.helpers import TEXT_CUT, as_guest
+from tests.e2e.helpers import SELECT_CUT, TEXT_CUT, as_guest
 
 PHONE = (390, 844)
 LAPTOP = (1366, 768)
@@ -27,6 +27,17 @@ PAGE_SCROLL = """() => {
     if (r.right > innerWidth + 1) out.push(`${el.className} sticks out: ${Math.round(r.right)}`);
   }
   return out;
+}"""
+
+# The list's tabs that are not wholly in sight in their strip (a strip that scrolls hides
+# them with no mark that there is more).
+TABS_HIDDEN = """() => {
+  const strip = document.querySelector('#tn-list .tn-tabs').getBoundingClientRect();
+  return [...document.querySelectorAll('#tn-list .tn-tabs .tab')]
+    .filter((b) => { const r = b.getBoundingClientRect();
+      return r.left < strip.left - 0.5 || r.right > strip.right + 0.5; })
+    .map((b) => `${b.textContent}: ${Math.round(b.getBoundingClientRect().right)}`
+      + ` > ${strip.right}`);
 }"""
 
 # What the detail page says of its entrants ("2/4").
@@ -101,6 +112,25 @@ def test_the_tab_lists_an_upcoming_tournament_and_registers_by_taps(
 
     _fits(page)
     _shot(page, artifacts, "tab-phone")
+    # The three tabs in sight on the narrowest phone, in every language, and the Sit & Go
+    # sheet's choices whole.
+    page.set_viewport_size({"width": 360, "height": 740})
+    for lang in ("es", "en", "pt", "it", "pl"):
+        page.select_option("#lang", lang)
+        page.wait_for_function(f"() => document.documentElement.lang.startsWith('{lang}')")
+        assert page.evaluate(TABS_HIDDEN) == [], lang
+        # The Sit & Go sheet: every choice of every select read whole in its box.
+        page.click("#tn-create")
+        page.wait_for_selector(".tn-sheet #tn-name")
+        ids = page.eval_on_selector_all(".tn-sheet select", "els => els.map((e) => e.id)")
+        assert "tn-format" in ids, ids
+        cut = [c for i in ids for c in page.evaluate(SELECT_CUT, f"#{i}")]
+        assert cut == [], (lang, cut)
+        page.keyboard.press("Escape")
+        page.wait_for_selector(".tn-sheet", state="detached")
+    _shot(page, artifacts, "tab-phone-360-pl")
+    page.select_option("#lang", "es")
+    page.wait_for_function("() => document.documentElement.lang.startsWith('es')")
     page.set_viewport_size({"width": LAPTOP[0], "height": LAPTOP[1]})
     _fits(page)
     _shot(page, artifacts, "tab-laptop")
