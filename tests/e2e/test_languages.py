@@ -12,7 +12,7 @@ import json
 import re
 from pathlib import Path
 
-from tests.e2e.helpers import as_guest, short_hand_table
+from tests.e2e.helpers import TEXT_CUT, as_guest, short_hand_table
 
 I18N = Path(__file__).resolve().parents[2] / "frontend/src/i18n"
 LANGS = ("es", "en", "pt", "it", "pl")
@@ -102,3 +102,16 @@ def test_language_switch_on_lobby_and_table(new_context, artifacts) -> None:
     page.select_option("#lang", "pl")
     page.screenshot(path=str(artifacts / "table-desktop-pl.png"))
     assert re.search(r"Dobierz", page.text_content("#act-draw") or "")
+
+
+def test_own_name_in_the_head_is_whole_in_every_language(new_context) -> None:
+    """A laptop's head shows your name whole in every language: a guest's worded name is
+    longest in Portuguese ("Convidado 1234"), which a 120 px box cut."""
+    page = new_context(1366, 768).new_page()
+    as_guest(page)
+    for lang in LANGS:
+        page.select_option("#lang", lang)
+        page.wait_for_function(f"() => document.documentElement.lang.startsWith('{lang}')")
+        shown = page.text_content(".me-name") or ""
+        assert re.fullmatch(r"\S+ \d{4}", shown), (lang, shown)  # the worded guest name
+        assert page.evaluate(TEXT_CUT, ".me-name") == [], lang
