@@ -1,13 +1,14 @@
 """ "Crear partida" fits the screen: at 360, 390 and 412 px wide and at 1366x768 no input
 or select of the dialog (its house rules open too) runs past the viewport's or the
 dialog's right or left edge, the page never scrolls sideways, and every checkbox's name
-starts on its own row, beside the box (a long one wraps there, not under it)."""
+starts on its own row, beside the box (a long one wraps there, not under it); every
+choice of every select is read whole in its box, in every language."""
 
 from __future__ import annotations
 
 import pytest
 
-from tests.e2e.helpers import as_guest
+from tests.e2e.helpers import SELECT_CUT, as_guest
 
 SIZES = [(360, 740), (390, 844), (412, 915), (1366, 768)]
 
@@ -64,3 +65,14 @@ def test_create_dialog_fits(new_context, artifacts, width: int, height: int) -> 
     assert page.evaluate(CHECK_APART) == []
     page.locator("#rule-hand_size").scroll_into_view_if_needed()
     page.screenshot(path=str(artifacts / f"create-dialog-rules-{width}.png"))
+    for lang in ("es", "en", "pt", "it", "pl"):
+        page.keyboard.press("Escape")
+        page.wait_for_selector(".dialog", state="detached")
+        page.evaluate(f"() => window.__buraco.setLang('{lang}')")
+        page.wait_for_function(f"() => document.documentElement.lang.startsWith('{lang}')")
+        page.click("#create-table")
+        page.click("#house-toggle")
+        page.wait_for_selector("#rule-ace_to_ace")
+        ids = page.eval_on_selector_all(".dialog select", "els => els.map((e) => e.id)")
+        cut = [c for i in ids for c in page.evaluate(SELECT_CUT, f"#{i}")]
+        assert cut == [], (lang, cut)

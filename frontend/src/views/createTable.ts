@@ -96,7 +96,7 @@ export function createTableDialog(onCreated: (table: any) => void): void {
   function optionControl(spec: (typeof OPTIONS)[number]): HTMLElement {
     const id = `rule-${spec.name}`;
     const label = tk(`rule.${spec.name}`);
-    const hint = tk(`rule.${spec.name}.hint`);
+    const hint = tk(`rule.${spec.name}.hint`, undefined, { bonus: ACE_TO_ACE_BONUS });
     const value = rules[spec.name];
     const changedMark = value !== PRESETS[preset][spec.name] ? " •" : "";
     if (spec.kind === "bool") {
@@ -116,8 +116,11 @@ export function createTableDialog(onCreated: (table: any) => void): void {
           renderHouse();
         },
       }, ...values.map((v) => {
+        // A select cannot wrap its words: a choice with a short form shows that, and the
+        // hint under the box says the rest (the rules page keeps the long form).
         const key = `rule.${spec.name}.${v}`;
-        const text = tk(key, undefined, { bonus: ACE_TO_ACE_BONUS });
+        const shortKey = `${key}.short`;
+        const text = tk(tk(shortKey) !== shortKey ? shortKey : key, undefined, { bonus: ACE_TO_ACE_BONUS });
         return h("option", { value: v, selected: v === value }, text === key ? String(v) : text);
       }));
       return field(label + changedMark, select, hint);
