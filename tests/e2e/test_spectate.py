@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from tests.e2e.helpers import as_guest, short_hand_table
+from tests.e2e.helpers import as_guest, register, short_hand_table
 
 # The names of a list "A · B · C" that are not on one line, whole: each name's letters
 # are found in the text, and the boxes of that stretch of text must share one top, with
@@ -74,3 +74,44 @@ def test_a_game_in_progress_can_be_watched_from_the_lobby(new_context, artifacts
     watcher.wait_for_selector("#stock")
     assert watcher.locator("#hand .card").count() == 0
     watcher.screenshot(path=str(artifacts / "table-spectator.png"))
+
+
+def test_a_long_name_in_a_game_in_progress_fits_a_narrow_phone(new_context, artifacts) -> None:
+    """A player's name of 20 letters, unbroken, in the lobby at 360 px (a game in
+    progress, the players online): nothing in the page reaches past the screen (such a
+    name once widened the lobby's column, the page grew to 401 px and the create dialog's
+    button went out of reach), and the name's box stays inside its row."""
+    player = new_context().new_page()
+    name = register(player, "longnamexxxxx")
+    assert len(name) == 20, name
+    short_hand_table(player, players=4)
+    player.click("#add-bots")
+    player.wait_for_selector("#hand .card")
+
+    watcher = new_context(360, 740, is_mobile=True, has_touch=True).new_page()
+    as_guest(watcher)
+    row = watcher.locator(f"section[aria-labelledby=playing-title] .table-row:has-text('{name}')")
+    row.wait_for()
+    # On a phone the layout viewport grows to what sticks out: compare with the screen.
+    wide = watcher.evaluate(
+        """() => [...document.querySelectorAll('main *')]
+          .filter((el) => el.getBoundingClientRect().right > 360.5)
+          .map((el) => `${el.tagName}.${el.className}: ${el.getBoundingClientRect().right}`)"""
+    )
+    assert wide == [], wide
+    # The same name among the players online: cut in its box, whole in its title.
+    online = watcher.locator(f"section.online a.who[title='{name}']")
+    assert online.count() == 1
+    assert online.evaluate("(a) => a.getBoundingClientRect().right <= 360.5")
+    inside = row.evaluate(
+        """(r) => { const box = r.getBoundingClientRect();
+          return [...r.querySelectorAll('.pname')].every((n) => {
+            const b = n.getBoundingClientRect();
+            return b.left >= box.left - 0.5 && b.right <= box.right + 0.5; }); }"""
+    )
+    assert inside
+    row.scroll_into_view_if_needed()
+    watcher.screenshot(path=str(artifacts / "lobby-playing-long-name-360.png"))
+    # The create dialog's button is in reach over that lobby.
+    watcher.click("#create-table")
+    watcher.click("#ct-submit", trial=True)

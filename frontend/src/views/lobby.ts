@@ -341,12 +341,14 @@ export function lobbyView(el: HTMLElement): View {
         h("li", { class: "table-row" },
           h("div", { class: "tname" }, raw(tableTitle(x), "strong"),
             h("span", { class: "tags" }, h("span", { class: "tag" }, presetName(x.preset)))),
-          // Each player whole on a line: a list that wraps breaks between names, and a
-          // name too long for the column is cut with an ellipsis (title: the whole).
+          // Each player's name whole on a line: a list that wraps breaks between names
+          // (or before a rating), and a name too long for a phone's column is cut with an
+          // ellipsis (its title holds the whole).
           h("div", { class: "seats" },
             h("span", { "data-rating": "" }, ...x.seats.filter(Boolean).flatMap((s: any, i: number) => {
-              const who = ratingText(s) ? `${playerName(s.name)} (${ratingText(s)})` : playerName(s.name);
-              return [i ? " · " : "", h("span", { class: "pname", "data-raw": "", title: who }, who)];
+              const who = playerName(s.name);
+              return [i ? " · " : "", h("span", { class: "pname", "data-raw": "", title: who }, who),
+                ratingText(s) ? h("span", { class: "prating", "data-raw": "" }, ` (${ratingText(s)})`) : ""];
             }))),
           betTag(x.bet),
           h("div", { class: "actions" },
@@ -366,7 +368,7 @@ export function lobbyView(el: HTMLElement): View {
         .sort((a, b) => Number(!!b.friend) - Number(!!a.friend)).slice(0, 50).map((p) =>
         h("li", { class: p.friend ? "friend" : null, "data-user": p.user_id },
           h("span", { class: "who" },
-            h("a", { href: `#/profile/${p.user_id}`, class: "who" }, avatarImg(p.avatar, "small"), raw(p.nickname)),
+            h("a", { href: `#/profile/${p.user_id}`, class: "who", title: playerName(p.nickname) }, avatarImg(p.avatar, "small"), raw(p.nickname)),
             h("span", { class: "muted small" }, t("profile.levelN", { n: p.level }))),
           // Guests have no username yet, so they cannot be challenged.
           p.guest ? null
