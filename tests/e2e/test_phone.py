@@ -5,7 +5,11 @@ from __future__ import annotations
 
 from tests.e2e.helpers import as_guest, draw_and_discard, short_hand_table
 
-NO_SIDEWAYS_SCROLL = "() => document.documentElement.scrollWidth <= window.innerWidth + 1"
+# clientWidth, not innerWidth: on a phone the layout viewport (innerWidth) grows to what
+# sticks out, the initial containing block (clientWidth) stays the screen's width.
+NO_SIDEWAYS_SCROLL = (
+    "() => document.documentElement.scrollWidth <= document.documentElement.clientWidth + 1"
+)
 
 
 def test_phone_lobby_and_table(new_context, artifacts) -> None:

@@ -208,7 +208,9 @@ def test_table_chat_and_navigation_at_six_sizes(new_context, artifacts, name, w,
     for section in sections[1:] + sections[:1]:
         tap(page, f"[data-nav={section}]")
         page.wait_for_function(f"() => document.body.dataset.view === '{section}'")
-        assert page.evaluate("() => document.documentElement.scrollWidth <= innerWidth + 1")
+        assert page.evaluate(
+            "() => document.documentElement.scrollWidth <= document.documentElement.clientWidth + 1"
+        )
 
     open_table(page, 2, "cerrado", {"hand_size": 11, "muertos": 0, "stock_end": 20})
     page.click("#add-bots")

@@ -27,7 +27,7 @@ ES = json.loads((Path(__file__).resolve().parents[2] / "frontend/src/i18n/es.jso
 
 NO_PAGE_SCROLL = """() => {
   const d = document.scrollingElement;
-  return d.scrollHeight <= window.innerHeight + 1 && d.scrollWidth <= window.innerWidth + 1;
+  return d.scrollHeight <= window.innerHeight + 1 && d.scrollWidth <= d.clientWidth + 1;
 }"""
 STEP = """() => {
   const c = document.querySelector('#rp-counter');

@@ -21,10 +21,11 @@ PAGE_SCROLL = """() => {
   const de = document.documentElement, out = [];
   if (de.scrollHeight > innerHeight + 1 || document.body.scrollHeight > innerHeight + 1)
     out.push(`page scrolls: ${de.scrollHeight} > ${innerHeight}`);
-  if (de.scrollWidth > innerWidth + 1) out.push(`page scrolls sideways: ${de.scrollWidth}`);
+  if (de.scrollWidth > de.clientWidth + 1) out.push(`page scrolls sideways: ${de.scrollWidth}`);
   for (const el of document.querySelectorAll('.tn-card, .tn-head, .tn-tabs, .tn-scroll')) {
     const r = el.getBoundingClientRect();
-    if (r.right > innerWidth + 1) out.push(`${el.className} sticks out: ${Math.round(r.right)}`);
+    if (r.right > de.clientWidth + 1)
+      out.push(`${el.className} sticks out: ${Math.round(r.right)}`);
   }
   return out;
 }"""
