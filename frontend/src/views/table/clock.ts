@@ -14,6 +14,7 @@ export interface ClockInput {
   deadline: number | null;
   bank: number; // seconds of bank left after the deadline (0 while it is the bank's)
   banking: boolean; // the deadline is the bank's end
+  cap: number; // while banking, the bank's whole length: the count never shows more
   now: number; // server time, seconds
   mine: boolean;
   onWarn: () => void; // once, as your time comes to its last 10 s
@@ -32,12 +33,12 @@ export function vibrate(pattern: number[]): void {
 
 /** The bank of the seat on turn as a snapshot shows it (clock records tell the rest):
  * the meta's banks of the hand in play, else the table's whole bank. */
-export function bankFromMeta(meta: any, game: { hand_no: number; turn: number } | null): { bank: number; banking: boolean } {
+export function bankFromMeta(meta: any, game: { hand_no: number; turn: number } | null): { bank: number; banking: boolean; cap: number } {
   const b = meta?.bank;
   const whole = Number(meta?.time_bank ?? 0);
-  if (!b || !game || b.hand_no !== game.hand_no) return { bank: whole, banking: false };
-  if (b.turn !== null && b.turn !== undefined) return { bank: 0, banking: true };
-  return { bank: Number(b.left?.[game.turn] ?? whole), banking: false };
+  if (!b || !game || b.hand_no !== game.hand_no) return { bank: whole, banking: false, cap: Infinity };
+  if (b.turn !== null && b.turn !== undefined) return { bank: 0, banking: true, cap: Number(b.until) - Number(b.since) };
+  return { bank: Number(b.left?.[game.turn] ?? whole), banking: false, cap: Infinity };
 }
 
 let lastTick = -1;
@@ -54,7 +55,9 @@ export function tickClock(c: ClockInput): void {
     const own = c.banking ? 0 : c.deadline - c.now;
     const inBank = c.banking || own <= 0;
     const end = c.banking ? c.deadline : c.deadline + c.bank;
-    const left = Math.max(0, inBank ? end - c.now : own);
+    // The estimate of the server's time may lag it by a few milliseconds: a bank of 9 s
+    // just begun must not read 10.
+    const left = Math.max(0, inBank ? Math.min(end - c.now, c.banking ? c.cap : Infinity) : own);
     const total = Math.max(0, end - c.now);
     const secs = Math.ceil(left);
     if (el.hidden) el.hidden = false;

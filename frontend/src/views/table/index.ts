@@ -64,6 +64,7 @@ export function tableView(el: HTMLElement, tableId: string): View {
   let fxGen = 0; // moves rendered; a deferred animation of an older render is dropped
   let bank = 0; // the seat on turn's time bank after its deadline (clock.ts)
   let banking = false; // the deadline is its bank's end
+  let bankCap = Infinity; // while banking, the bank's whole length (clock.ts)
   let resultFor = ""; // the game whose own result was asked for
   let sheetFor = ""; // the hand ("game#hand") whose sheet was last opened
   const handKey = () => `${s.meta?.game_id ?? ""}#${s.game?.hand_no ?? 0}`;
@@ -94,7 +95,7 @@ export function tableView(el: HTMLElement, tableId: string): View {
     s.seat = f.seat;
     s.game = f.game ?? null;
     s.deadline = s.meta.turn_deadline ?? null;
-    ({ bank, banking } = bankFromMeta(s.meta, s.game));
+    ({ bank, banking, cap: bankCap } = bankFromMeta(s.meta, s.game));
     s.missing = "";
     // A table opened (or reloaded) after a hand ended shows that hand's sheet once:
     // between hands, while the next deal waits for its cut, and on a finished game, with
@@ -227,6 +228,8 @@ export function tableView(el: HTMLElement, tableId: string): View {
   function onSeatFact(kind: string, e: any): void {
     if (kind === "clock") {
       s.deadline = e.deadline;
+      // A bank that begins to drain is as long as the bank the turn had left.
+      bankCap = e.banking ? (banking ? bankCap : bank) : Infinity;
       bank = Number(e.bank ?? 0);
       banking = !!e.banking;
     } else if (kind === "presence") {
@@ -605,7 +608,7 @@ export function tableView(el: HTMLElement, tableId: string): View {
     if (!s.meta) return;
     if (s.rematch?.state === "open") schedule(); // the rematch's seconds left
     tickClock({
-      root: el, deadline: s.meta.status === "playing" ? s.deadline : null, bank, banking, now: socket.serverNow(),
+      root: el, deadline: s.meta.status === "playing" ? s.deadline : null, bank, banking, cap: bankCap, now: socket.serverNow(),
       mine: myTurn(), onWarn: () => { play("warn"); vibrate([200, 100, 200]); }, onWarnTick: () => play("tick"),
     });
   }
