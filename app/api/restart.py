@@ -24,6 +24,10 @@ from typing import Any
 log = logging.getLogger("app.restart")
 
 RESTART_FRAME = {"type": "server_restart"}
+# However soon the sockets go, the process stays up saying "not ready" this long (within
+# the drain's limit), so that a proxy's next look at /readyz, and a request already on its
+# way, get an answer rather than a closed port.
+NOT_READY_AT_LEAST = 1.0
 SERVICE_RESTART = 1012  # RFC 6455: "the server is restarting"
 SIGNALS = (signal.SIGTERM, signal.SIGINT)
 
@@ -67,8 +71,13 @@ def install(app: Any) -> Callable[[], None]:
     wrapped = [sig for sig, handler in previous.items() if _is_uvicorn_handler(handler)]
 
     async def drain_then_exit(sig: int, frame: FrameType | None) -> None:
+        started = time.monotonic()
+        limit = app.state.settings.shutdown_drain_seconds
         with contextlib.suppress(Exception):
-            await drain(app.state.hub, app.state.settings.shutdown_drain_seconds)
+            await drain(app.state.hub, limit)
+        left = min(NOT_READY_AT_LEAST, limit) - (time.monotonic() - started)
+        if left > 0:
+            await asyncio.sleep(left)
         handler = previous[sig]
         if callable(handler):
             handler(sig, frame)
