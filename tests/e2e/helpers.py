@@ -51,19 +51,24 @@ TEXT_CUT = """(sel) => [...document.querySelectorAll(sel)]
   .filter((el) => el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1)
   .map((el) => `${el.textContent}: ${el.scrollWidth}x${el.scrollHeight}`
     + ` in ${el.clientWidth}x${el.clientHeight}`)"""
-# The options of a <select> its box cuts when chosen: a select's own text does not show
-# in scrollWidth, so each option's text is measured in the select's font against the
-# box's room (its width less its padding and 20 px for the drop-down arrow).
-SELECT_CUT = """(sel) => {
-  const s = document.querySelector(sel);
-  if (s.clientWidth === 0) return [];  // not shown
-  const cs = getComputedStyle(s);
-  const ctx = document.createElement('canvas').getContext('2d');
-  ctx.font = `${cs.fontWeight} ${cs.fontSize} ${cs.fontFamily}`;
-  const room = s.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight) - 20;
-  return [...s.options].map((o) => [o.text, Math.ceil(ctx.measureText(o.text).width)])
-    .filter(([, w]) => w > room).map(([text, w]) => `${text}: ${w}px in ${Math.floor(room)}px`);
-}"""
+# The options that the shown <select>s matching ``sel`` would cut when chosen: a select's
+# own text does not show in scrollWidth, so each option's text is measured in the
+# select's font against the box's room (its width less its padding and 20 px for the
+# drop-down arrow).
+SELECT_CUT = """(sel) => [...document.querySelectorAll(sel)].filter((s) => s.clientWidth > 0)
+  .flatMap((s) => {
+    const cs = getComputedStyle(s);
+    const ctx = document.createElement('canvas').getContext('2d');
+    ctx.font = `${cs.fontWeight} ${cs.fontSize} ${cs.fontFamily}`;
+    const room = s.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight) - 20;
+    return [...s.options].map((o) => [o.text, Math.ceil(ctx.measureText(o.text).width)])
+      .filter(([, w]) => w > room).map(([text, w]) => `${text}: ${w}px in ${Math.floor(room)}px`);
+  })"""
+# clientWidth, not innerWidth: on a phone the layout viewport (innerWidth) grows to what
+# sticks out, the initial containing block (clientWidth) stays the screen's width.
+NO_SIDEWAYS_SCROLL = (
+    "() => document.documentElement.scrollWidth <= document.documentElement.clientWidth + 1"
+)
 
 
 def ask_friend(page: Page, name: str, sent: str) -> None:

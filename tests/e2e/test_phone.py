@@ -3,13 +3,7 @@ hand and the actions are reachable; screenshots are kept in tests/e2e/artifacts/
 
 from __future__ import annotations
 
-from tests.e2e.helpers import as_guest, draw_and_discard, short_hand_table
-
-# clientWidth, not innerWidth: on a phone the layout viewport (innerWidth) grows to what
-# sticks out, the initial containing block (clientWidth) stays the screen's width.
-NO_SIDEWAYS_SCROLL = (
-    "() => document.documentElement.scrollWidth <= document.documentElement.clientWidth + 1"
-)
+from tests.e2e.helpers import NO_SIDEWAYS_SCROLL, as_guest, draw_and_discard, short_hand_table
 
 
 def test_phone_lobby_and_table(new_context, artifacts) -> None:

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from app.rules.cards import NAME, full_deck
-from tests.e2e.helpers import TEXT_CUT, as_guest, open_table, register
+from tests.e2e.helpers import NO_SIDEWAYS_SCROLL, TEXT_CUT, as_guest, open_table, register
 
 HERE = Path(__file__).resolve().parent
 REGION_PROBLEMS = (HERE / "region_problems.js").read_text()
@@ -208,9 +208,7 @@ def test_table_chat_and_navigation_at_six_sizes(new_context, artifacts, name, w,
     for section in sections[1:] + sections[:1]:
         tap(page, f"[data-nav={section}]")
         page.wait_for_function(f"() => document.body.dataset.view === '{section}'")
-        assert page.evaluate(
-            "() => document.documentElement.scrollWidth <= document.documentElement.clientWidth + 1"
-        )
+        assert page.evaluate(NO_SIDEWAYS_SCROLL)
 
     open_table(page, 2, "cerrado", {"hand_size": 11, "muertos": 0, "stock_end": 20})
     page.click("#add-bots")

@@ -5,39 +5,14 @@ from __future__ import annotations
 
 import re
 
-from tests.e2e.helpers import as_guest, register, short_hand_table
+from tests.e2e.helpers import NO_SIDEWAYS_SCROLL, as_guest, register, short_hand_table
 
-# The names of a list "A · B · C" that are not on one line, whole: each name's letters
-# are found in the text, and the boxes of that stretch of text must share one top, with
-# no name cut by an ellipsis.
-NAME_BROKEN = """(seats) => {
-  const walker = document.createTreeWalker(seats, NodeFilter.SHOW_TEXT);
-  const nodes = [];
-  let text = '';
-  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-    nodes.push([n, text.length]);
-    text += n.data;
-  }
-  const at = (i) => {
-    const [node, start] = nodes.filter(([, s]) => s <= i).pop();
-    return [node, i - start];
-  };
-  const out = [];
-  let from = 0;
-  for (const name of text.split(' · ')) {
-    const begin = text.indexOf(name, from);
-    from = begin + name.length;
-    const range = document.createRange();
-    range.setStart(...at(begin));
-    const [last, offset] = at(from - 1);
-    range.setEnd(last, offset + 1);
-    const tops = new Set([...range.getClientRects()].filter((r) => r.width > 0)
-      .map((r) => Math.round(r.top)));
-    const box = range.startContainer.parentElement;
-    if (tops.size !== 1 || box.scrollWidth > box.clientWidth + 1) out.push(name);
-  }
-  return out;
-}"""
+# The players' names of a row that are not each on one line, whole: each is a box of its
+# own, drawn on one line (not "Bot" at a line's end and "Marta" at the next's) and not
+# cut by an ellipsis.
+NAME_BROKEN = """(row) => [...row.querySelectorAll('.pname')]
+  .filter((n) => n.getClientRects().length !== 1 || n.scrollWidth > n.clientWidth + 1)
+  .map((n) => n.textContent)"""
 
 
 def test_a_game_in_progress_can_be_watched_from_the_lobby(new_context, artifacts) -> None:
@@ -61,10 +36,9 @@ def test_a_game_in_progress_can_be_watched_from_the_lobby(new_context, artifacts
     assert len(names) == 4, seats
     # Four names take two lines at 390 px: the list breaks between names, never inside
     # one ("Bot" at a line's end and "Marta" at the next's), and none is cut.
-    broken = watcher.eval_on_selector(
-        "section[aria-labelledby=playing-title] .table-row:first-child .seats", NAME_BROKEN
-    )
-    assert broken == [], broken
+    row = watcher.locator("section[aria-labelledby=playing-title] .table-row").first
+    assert row.locator(".pname").count() == 4
+    assert row.evaluate(NAME_BROKEN) == []
     watcher.locator("section[aria-labelledby=playing-title]").scroll_into_view_if_needed()
     watcher.screenshot(path=str(artifacts / "lobby-playing-390.png"))
     link = watcher.locator("section[aria-labelledby=playing-title] a").first
@@ -92,13 +66,7 @@ def test_a_long_name_in_a_game_in_progress_fits_a_narrow_phone(new_context, arti
     as_guest(watcher)
     row = watcher.locator(f"section[aria-labelledby=playing-title] .table-row:has-text('{name}')")
     row.wait_for()
-    # On a phone the layout viewport grows to what sticks out: compare with the screen.
-    wide = watcher.evaluate(
-        """() => [...document.querySelectorAll('main *')]
-          .filter((el) => el.getBoundingClientRect().right > 360.5)
-          .map((el) => `${el.tagName}.${el.className}: ${el.getBoundingClientRect().right}`)"""
-    )
-    assert wide == [], wide
+    assert watcher.evaluate(NO_SIDEWAYS_SCROLL)
     # The same name among the players online: cut in its box, whole in its title.
     online = watcher.locator(f"section.online a.who[title='{name}']")
     assert online.count() == 1
