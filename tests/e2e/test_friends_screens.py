@@ -1,4 +1,4 @@
-"""The screens of the friends flow at 390x844 and 1366x768: the friends list with a friend
+"""The screens of the friends flow at 360x740, 390x844 and 1366x768: the friends list with a friend
 and a request, the challenge dialog, the lobby with the online list, a friend's profile and
 the notifications. None scrolls sideways, and every button, input and select is inside the
 viewport horizontally and at least 30 px tall (screenshots in tests/e2e/artifacts)."""
@@ -32,7 +32,7 @@ PROBLEMS = """() => {
 }"""
 
 
-@pytest.mark.parametrize(("width", "height"), [(390, 844), (1366, 768)])
+@pytest.mark.parametrize(("width", "height"), [(360, 740), (390, 844), (1366, 768)])
 def test_friends_screens_fit(new_context, artifacts, width: int, height: int) -> None:
     ana, bea, cris = (new_context(width, height).new_page() for _ in range(3))
     ana_name, bea_name, cris_name = (
