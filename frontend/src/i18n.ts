@@ -153,6 +153,15 @@ export function num(n: number): string {
   return memo("num", () => new Intl.NumberFormat(locale(), options)).format(n);
 }
 
+/** An amount in the site's head: whole under a million, above it as the language
+ * shortens it ("1,2 M", "1.2M", "1,2 mln"), rounded down so it never shows more than
+ * there is (a seven-digit wallet pushed the head onto two rows on a phone). */
+export function headNum(n: number): string {
+  if (Math.abs(n) < 1_000_000) return num(n);
+  const options = { notation: "compact", maximumFractionDigits: 1, roundingMode: "trunc" } as unknown as Intl.NumberFormatOptions;
+  return memo("headNum", () => new Intl.NumberFormat(locale(), options)).format(n);
+}
+
 /** A skill rating as the chosen language writes digits, ungrouped ("1840", as rating
  * scales are written everywhere; a quantity goes through ``num``). */
 export function ratingNum(n: number): string {

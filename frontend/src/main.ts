@@ -2,7 +2,7 @@
 import "./styles.css";
 import { api, get, post, errorText } from "./api";
 import { h, mount, raw, fmt } from "./dom";
-import { LANGS, clockTime, dayWord, initLang, laterWords, num, onLang, serverLang, setLang, lang, t, tk, type Lang } from "./i18n";
+import { LANGS, clockTime, dayWord, headNum, initLang, laterWords, num, onLang, serverLang, setLang, lang, t, tk, type Lang } from "./i18n";
 import { backoff, CLOSE, socket } from "./socket";
 import { app, changed, onChange, refreshEquipped, refreshUnread, refreshWallet, setWallet, notifParams, type Invite } from "./state";
 import { toast, coinIcon, gemIcon, avatarImg, type ToastAction } from "./ui";
@@ -89,6 +89,18 @@ function tournamentsLink(): HTMLElement {
   return link;
 }
 
+/** One balance in the head: a long one shortened ("1,2 M"), whole in its title and for
+ * screen readers; ``data-n`` holds the exact amount. */
+function amount(kind: "coins" | "credits", n: number, icon: Node): HTMLElement {
+  const word = kind === "coins" ? t("wallet.coins") : t("wallet.credits");
+  const whole = `${fmt(n)} ${word}`;
+  const shown = headNum(n);
+  const short = shown !== fmt(n);
+  return h("span", { class: kind, title: short ? whole : word }, icon,
+    h("span", { "data-raw": "", "data-n": String(n), "aria-hidden": short ? "true" : null }, shown),
+    h("span", { class: "sr-only" }, short ? whole : ` ${word}`));
+}
+
 function renderHeader(): void {
   const langSelect = h("select", {
     id: "lang", "aria-label": t("nav.language"), class: "lang", "data-lang-names": "",
@@ -109,10 +121,7 @@ function renderHeader(): void {
       navLink("#/notifications", t("nav.notifications"), app.unread)) : null,
     h("div", { class: "right" },
       me && w ? h("div", { class: "wallet", "aria-label": t("wallet.label") },
-        h("span", { class: "coins", title: t("wallet.coins") }, coinIcon(), h("span", { "data-raw": "" }, fmt(w.coins)),
-          h("span", { class: "sr-only" }, " ", t("wallet.coins"))),
-        h("span", { class: "credits", title: t("wallet.credits") }, gemIcon(), h("span", { "data-raw": "" }, fmt(w.credits)),
-          h("span", { class: "sr-only" }, " ", t("wallet.credits")))) : null,
+        amount("coins", w.coins, coinIcon()), amount("credits", w.credits, gemIcon())) : null,
       langSelect,
       me ? h("details", { class: "usermenu" },
         // The name says what is on screen too (the nickname), as voice control expects.

@@ -3,7 +3,13 @@ hand and the actions are reachable; screenshots are kept in tests/e2e/artifacts/
 
 from __future__ import annotations
 
+import asyncio
+
+import asyncpg
+
+from tests.e2e.conftest import _e2e_urls
 from tests.e2e.helpers import NO_SIDEWAYS_SCROLL, as_guest, draw_and_discard, short_hand_table
+from tests.support import asyncpg_dsn, in_thread
 
 
 def test_phone_lobby_and_table(new_context, artifacts) -> None:
@@ -52,3 +58,64 @@ def test_the_head_is_one_row_on_a_narrow_phone_in_every_language(new_context, ar
     page.select_option("#lang", "pt")
     head = {"x": 0, "y": 0, "width": 360, "height": 160}
     page.screenshot(path=str(artifacts / "head-360-pt.png"), clip=head)
+
+
+async def _set_balances(db_url: str, user_id: int, coins: int, credits: int) -> None:
+    conn = await asyncpg.connect(asyncpg_dsn(db_url))
+    try:
+        for currency, amount in (("coins", coins), ("credits", credits)):
+            await conn.execute(
+                "UPDATE accounts SET balance = $1 WHERE user_id = $2 AND currency = $3",
+                amount,
+                user_id,
+                currency,
+            )
+    finally:
+        await conn.close()
+
+
+# What the head shows of each balance, the whole amount it keeps, and its title.
+BALANCES = """() => ['coins', 'credits'].map((kind) => {
+  const el = document.querySelector(`.wallet .${kind}`);
+  const shown = el.querySelector('[data-raw]');
+  return [shown.textContent, shown.dataset.n, el.title, el.querySelector('.sr-only').textContent];
+})"""
+
+
+def test_a_rich_wallet_keeps_the_head_on_one_row(new_context, artifacts, pg_url, redis_url) -> None:
+    """A seven-digit wallet (and six digits of credits) once pushed the brand onto a row
+    of its own at 360 and 390 px: the balances stand one above the other on a phone, a
+    million or more is shortened as the language shortens it, and the whole amount is in
+    the title and read to screen readers."""
+    db_url, _ = _e2e_urls(pg_url, redis_url)
+    # Each language's own short form (CLDR's, with its no-break space).
+    shortened = {
+        "es": "1,2\u00a0M",
+        "en": "1.2M",
+        "pt": "1,2\u00a0mi",
+        "it": "1,2\u00a0Mln",
+        "pl": "1,2\u00a0mln",
+    }
+    for width in (360, 390):
+        page = new_context(width, 740, is_mobile=True, has_touch=True).new_page()
+        as_guest(page)
+        me = page.evaluate("() => fetch('/api/me').then((r) => r.json())")
+        in_thread(asyncio.run, _set_balances(db_url, int(me["id"]), 1_299_999, 123_456))
+        for lang in ("es", "en", "pt", "it", "pl"):
+            page.select_option("#lang", lang)
+            page.wait_for_function(f"() => document.documentElement.lang.startsWith('{lang}')")
+            page.reload()
+            page.wait_for_selector(".wallet-card")
+            coins, credits = page.evaluate(BALANCES)
+            # Rounded down: 1,299,999 is not yet 1.3 million.
+            assert coins[0] == shortened[lang], (lang, coins)
+            assert coins[1] == "1299999" and coins[2] == coins[3], (lang, coins)
+            assert "".join(filter(str.isdigit, coins[2])) == "1299999", (lang, coins)
+            assert "".join(filter(str.isdigit, credits[0])) == "123456", (lang, credits)
+            rows = page.evaluate(HEAD_ROWS)
+            middles = [middle for _, middle, _ in rows]
+            assert max(middles) - min(middles) <= 4, (width, lang, rows)
+            assert all(right <= width for _, _, right in rows), (width, lang, rows)
+            assert page.evaluate(NO_SIDEWAYS_SCROLL), (width, lang)
+        head = {"x": 0, "y": 0, "width": width, "height": 160}
+        page.screenshot(path=str(artifacts / f"head-rich-{width}-pl.png"), clip=head)
