@@ -105,6 +105,7 @@ def test_ratings_next_to_names_in_the_lobby_and_at_the_table(
         row = guest.locator(".table-row", has_text=f"Rating {width}")
         row.wait_for()
         assert row.locator(".tag.rating").inner_text() == "1840"
+        assert row.locator(".tag.rating").get_attribute("title") == words_es("rating.title")
         # the lobby repaints its list as tables change: scroll to the row as it is now, in
         # one step in the page (a located row can be replaced between finding and scrolling)
         guest.evaluate(
@@ -123,6 +124,22 @@ def test_ratings_next_to_names_in_the_lobby_and_at_the_table(
         mine = guest.locator(".seat.pos-bottom .tag.rating")
         assert mine.inner_text() == "1000?"
         guest.screenshot(path=str(artifacts / f"table-rating-{width}.png"))
+        # The game in progress in a third player's lobby: each rating says what it is, the
+        # provisional one what its "?" means.
+        watcher = new_context(width, height, locale="es-ES").new_page()
+        register(watcher, "rw")
+        watcher.goto("/#/lobby")
+        playing = watcher.locator(
+            "section[aria-labelledby=playing-title] .table-row", has_text=f"Rating {width}"
+        )
+        playing.wait_for()
+        ratings = playing.locator(".prating").evaluate_all(
+            "(els) => els.map((el) => [el.textContent.trim(), el.title])"
+        )
+        assert sorted(ratings) == [
+            ["(1000?)", words_es("rating.provisional")],
+            ["(1840)", words_es("rating.title")],
+        ], ratings
 
 
 def words_es(key: str) -> str:

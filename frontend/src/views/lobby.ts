@@ -299,6 +299,11 @@ export function lobbyView(el: HTMLElement): View {
     return s && s.rating != null ? `${ratingNum(s.rating)}${s.provisional ? "?" : ""}` : "";
   }
 
+  /** What the number is, and what its "?" means, as the table's seats say it. */
+  function ratingTitle(s: any): string {
+    return t(s.provisional ? "rating.provisional" : "rating.title");
+  }
+
   function tableRow(x: any): HTMLElement {
     const seated = x.seats.filter(Boolean).length;
     const mine = x.seats.some((s: any) => s && s.user_id === app.me?.id);
@@ -312,7 +317,7 @@ export function lobbyView(el: HTMLElement): View {
         ...x.seats.map((s: any) => h("span", { class: `seat-dot ${s ? "on" : ""}`, "aria-hidden": "true" })),
         h("span", { class: "muted" }, ` ${seated}/${x.players}`),
         ...x.seats.filter((s: any) => ratingText(s)).map((s: any) =>
-          h("span", { class: "tag tiny rating", title: t("rating.title"), "data-raw": "", "data-rating": "" }, ratingText(s)))),
+          h("span", { class: "tag tiny rating", title: ratingTitle(s), "data-raw": "", "data-rating": "" }, ratingText(s)))),
       betTag(x.bet),
       h("div", { class: "actions" },
         mine
@@ -348,7 +353,7 @@ export function lobbyView(el: HTMLElement): View {
             h("span", { "data-rating": "" }, ...x.seats.filter(Boolean).flatMap((s: any, i: number) => {
               const who = playerName(s.name);
               return [i ? " · " : "", h("span", { class: "pname", "data-raw": "", title: who }, who),
-                ratingText(s) ? h("span", { class: "prating", "data-raw": "" }, ` (${ratingText(s)})`) : ""];
+                ratingText(s) ? h("span", { class: "prating", "data-raw": "", title: ratingTitle(s) }, ` (${ratingText(s)})`) : ""];
             }))),
           betTag(x.bet),
           h("div", { class: "actions" },
