@@ -35,6 +35,7 @@ from loadbench.servers import (
     instructions,
     machine_jiffies,
     rss_mib,
+    runqueue_seconds,
     start,
     start_cluster,
     start_redis,
@@ -66,6 +67,9 @@ async def window(
         task = asyncio.create_task(pace(players, system, seconds + warm, timeout))
         await asyncio.sleep(warm)
     cpu0, rcpu0, cmd0 = sum(cpu_seconds(p) for p in pids), nodes.cpu(), nodes.commands()
+    redis_pids = nodes.local_pids()
+    wait0 = sum(runqueue_seconds(p) for p in pids)
+    rwait0 = sum(runqueue_seconds(p) for p in redis_pids)
     calls0 = nodes.commandstats()
     for p in pids if CALLGRIND else ():
         callgrind(p, "-z")
@@ -87,6 +91,11 @@ async def window(
         callgrind(p, "-i", "off")
     system.seconds += time.perf_counter() - t0
     system.cpu += sum(cpu_seconds(p) for p in pids) - cpu0
+    system.runqueue += max(0.0, sum(runqueue_seconds(p) for p in pids) - wait0) / max(len(pids), 1)
+    if redis_pids:
+        system.redis_runqueue += max(
+            0.0, sum(runqueue_seconds(p) for p in redis_pids) - rwait0
+        ) / len(redis_pids)
     system.redis_cpu += nodes.cpu() - rcpu0
     system.commands += nodes.commands() - cmd0
     system.calls += nodes.commandstats() - calls0

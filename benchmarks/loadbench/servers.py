@@ -45,6 +45,25 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def runqueue_seconds(pid: int) -> float:
+    """Seconds the process's threads have spent runnable but waiting for a CPU (each
+    ``/proc/PID/task/TID/schedstat``'s second field; 0 where the kernel keeps none). On a
+    full machine a process waits there however little it asks for: a tail that grows
+    with it is the machine's run queue, not the process's own work."""
+    total = 0
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return 0.0
+    for tid in tids:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
+                total += int(f.read().split()[1])
+        except (OSError, ValueError, IndexError):
+            continue  # a thread that ended meanwhile
+    return total / 1e9
+
+
 def machine_jiffies() -> tuple[int, int]:
     """(busy, stolen) clock ticks of all CPUs since boot (``/proc/stat``; (0, 0) where
     there is none). Busy is user, nice, system, irq and softirq; idle and iowait are
@@ -122,6 +141,20 @@ class RedisNodes:
             info = c.info("cpu")
             total += float(info["used_cpu_sys"]) + float(info["used_cpu_user"])
         return total
+
+    def local_pids(self) -> list[int]:
+        """The nodes' process ids when they run on this machine (INFO's ``process_id``,
+        a redis-server here), else none."""
+        pids = []
+        for c in self.clients:
+            pid = int(c.info("server")["process_id"])
+            try:
+                with open(f"/proc/{pid}/comm") as f:
+                    if f.read().strip().startswith("redis-server"):
+                        pids.append(pid)
+            except OSError:
+                continue
+        return pids
 
     def commands(self) -> int:
         return sum(int(c.info("stats")["total_commands_processed"]) for c in self.clients)

@@ -49,6 +49,9 @@ class Stats:
         self.machine_steal = 0.0  # CPU seconds stolen by the hypervisor in the windows
         self.client_cpu = 0.0  # CPU seconds both clients (this process, the baseline's) spent
         self.gc: Counter[str] = Counter()  # the servers' collector pauses in the windows
+        # seconds a server process (on average) and a Redis node spent waiting for a CPU
+        self.runqueue = 0.0
+        self.redis_runqueue = 0.0
 
     def record(self, ms: float, kind: str = "") -> None:
         """A counted move's latency, and when it was done; ``kind``: a served move's
@@ -254,6 +257,21 @@ def summary(
         f"baseline's; stolen {steal:.1%}",
         flush=True,
     )
+    wait = {
+        name: round(getattr(x, attr) / max(x.seconds, 1e-9) * 1000)
+        for name, x, attr in (
+            ("server", m, "runqueue"),
+            ("redis", m, "redis_runqueue"),
+            ("baseline", b, "runqueue"),
+            ("baseline_redis", b, "redis_runqueue"),
+        )
+    }
+    print(
+        f"waiting for a CPU (ms per second of window): a server process {wait['server']}, "
+        f"Redis {wait['redis']} in the server's windows; {wait['baseline']} and "
+        f"{wait['baseline_redis']} in the baseline's",
+        flush=True,
+    )
     gc_count = int(m.gc["count"])
     print(
         f"servers' collector in their windows: {gc_count} pauses, "
@@ -312,6 +330,10 @@ def summary(
         "machine_busy_cores": round(busy, 2),
         "baseline_machine_busy_cores": round(base_busy, 2),
         "steal_share": round(steal, 4),
+        "server_runqueue_ms_per_s": wait["server"],
+        "redis_runqueue_ms_per_s": wait["redis"],
+        "baseline_runqueue_ms_per_s": wait["baseline"],
+        "baseline_redis_runqueue_ms_per_s": wait["baseline_redis"],
         "server_gc_pauses": gc_count,
         "server_stages": stage_shares(m.gc),
         "server_gc_pause_ms": round(m.gc["seconds"] * 1000, 1),

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import random
 import shutil
+import subprocess
 import sys
 import time
 from collections import Counter
@@ -22,7 +23,7 @@ from tests.ops.loadrun import REPO, run_load
 
 sys.path.insert(0, str(REPO / "benchmarks"))
 
-from loadbench.servers import machine_jiffies  # noqa: E402
+from loadbench.servers import machine_jiffies, runqueue_seconds  # noqa: E402
 from loadbench.stats import gc_pause_figures, pct, stage_figures, stage_line  # noqa: E402
 
 from app.core import metrics  # noqa: E402
@@ -52,6 +53,36 @@ def test_the_machine_counters_grow_with_work() -> None:
     tick = os.sysconf("SC_CLK_TCK")
     assert (busy1 - busy0) / tick >= 0.2  # at least most of the busy loop was counted
     assert steal1 >= steal0 >= 0
+
+
+def test_the_run_queue_wait_grows_when_processes_share_a_cpu() -> None:
+    """Three busy processes pinned to one CPU take turns: each runs a third of the time
+    and waits for the CPU the other two thirds, which ``runqueue_seconds`` counts (not
+    the third it ran); a process that sleeps waits for nothing."""
+    if not hasattr(os, "sched_setaffinity") or not os.path.exists("/proc/self/schedstat"):
+        pytest.skip("needs Linux's schedstat and CPU affinity")
+    cpu = min(os.sched_getaffinity(0))
+    spin = (
+        "import os, time\n"
+        f"os.sched_setaffinity(0, {{{cpu}}})\n"
+        "t = time.time()\n"
+        "while time.time() - t < 3: pass"
+    )
+    busy = [subprocess.Popen([sys.executable, "-c", spin]) for _ in range(3)]
+    idle = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3)"])
+    try:
+        time.sleep(0.5)
+        before = [runqueue_seconds(p.pid) for p in (*busy, idle)]
+        time.sleep(1.5)
+        after = [runqueue_seconds(p.pid) for p in (*busy, idle)]
+    finally:
+        for p in (*busy, idle):
+            p.kill()
+            p.wait()
+    waited = [a - b for a, b in zip(after, before, strict=True)]
+    assert all(0.8 <= w <= 1.6 for w in waited[:3]), waited  # about 1 s each of 1.5
+    assert waited[3] < 0.05, waited
+    assert runqueue_seconds(2**22 + 1) == 0.0  # no such process: nothing, no error
 
 
 def test_the_collector_figures_come_from_the_servers_own_metric() -> None:
@@ -111,6 +142,10 @@ def test_a_run_reports_each_window_and_the_machine(pg_url: str, tmp_path: Path) 
         # the clients played (and read every update) in both systems' windows
         assert summary[f"{system}client_cpu_us_per_move"] > 0, summary
     assert 0 <= summary["steal_share"] <= 1, summary
+    # how long a server process and Redis waited for a CPU, per second of each window
+    for key in ("server", "redis", "baseline", "baseline_redis"):
+        assert 0 <= summary[f"{key}_runqueue_ms_per_s"] <= 1000, summary
+    assert any(line.startswith("waiting for a CPU (ms per second of window): ") for line in lines)
     assert any(" us in the baseline's; load average " in line for line in lines), lines
     assert any(line.startswith("p99 by window (ms): server [") for line in lines), lines
     # the servers' collector pauses in their windows, from their buraco_gc_pause_seconds
