@@ -78,8 +78,13 @@ function lazyView(load: () => Promise<View>): View {
 function navLink(hash: string, label: string, badge?: number): HTMLElement {
   const here = (location.hash || "#/") === hash || (hash === "#/" && location.hash === "");
   const section = hash.replace(/^#\/?/, "") || "lobby";
-  return h("a", { href: hash, class: here ? "active" : null, "aria-current": here ? "page" : null, "data-nav": section },
-    label, badge ? h("span", { class: "badge", "aria-label": t("nav.unread", { n: badge }) }, String(badge)) : null);
+  // The notifications entry is a bell on a small phone (its word stays for screen
+  // readers), so the seven sections and the badge keep to two rows in every language.
+  const words = section === "notifications"
+    ? [h("span", { class: "nav-bell", "aria-hidden": "true" }), h("span", { class: "nav-word" }, label)]
+    : [label];
+  return h("a", { href: hash, class: here ? "active" : null, "aria-current": here ? "page" : null, "data-nav": section, title: section === "notifications" ? label : null },
+    ...words, badge ? h("span", { class: "badge", "aria-label": t("nav.unread", { n: badge }) }, String(badge)) : null);
 }
 
 /** "Torneos": active on the list and on a tournament's page. */

@@ -40,13 +40,39 @@ HEAD_ROWS = """() => ['.brand', '.wallet', '#lang', '.usermenu summary'].map((se
 })"""
 
 
+# The site navigation's entries: how many rows they take, and the notifications entry's
+# bell and word (its word's box is 1 px wide when only screen readers read it).
+NAV = """() => {
+  const links = [...document.querySelectorAll('.nav a')];
+  const width = (sel) => document.querySelector(sel)?.getBoundingClientRect().width ?? 0;
+  return {rows: new Set(links.map((a) => Math.round(a.getBoundingClientRect().top))).size,
+    right: Math.max(...links.map((a) => a.getBoundingClientRect().right)),
+    bell: width('[data-nav=notifications] .nav-bell'),
+    word: width('[data-nav=notifications] .nav-word')};
+}"""
+
+
 def test_the_head_is_one_row_on_a_narrow_phone_in_every_language(new_context, artifacts) -> None:
     """At 360 px the brand, the wallet, the language and the account share the head's
     first row in every language (a long language name, "Português", once pushed them
-    to a second row under the brand), with none past the screen's edge."""
+    to a second row under the brand), with none past the screen's edge. The seven
+    sections below keep to two rows with the notifications badge on (Polish's
+    "Powiadomienia" once took a third): the notifications entry is a bell there, its
+    word kept for screen readers and in its title."""
     page = new_context(360, 740, is_mobile=True, has_touch=True).new_page()
     as_guest(page)
     page.wait_for_selector(".wallet-card")
+    me = page.evaluate("() => fetch('/api/me').then((r) => r.json())")
+    other = new_context().new_page()
+    as_guest(other)
+    status = other.evaluate(
+        "async (id) => (await fetch('/api/friends/requests', {method: 'POST',"
+        " headers: {'Content-Type': 'application/json'},"
+        " body: JSON.stringify({user_id: id})})).status",
+        me["id"],
+    )
+    assert status == 201
+    page.wait_for_selector("[data-nav=notifications] .badge", timeout=20000)
     for lang in ("es", "en", "pt", "it", "pl"):
         page.select_option("#lang", lang)
         page.wait_for_function(f"() => document.documentElement.lang.startsWith('{lang}')")
@@ -55,6 +81,19 @@ def test_the_head_is_one_row_on_a_narrow_phone_in_every_language(new_context, ar
         assert max(middles) - min(middles) <= 4, (lang, rows)
         assert all(right <= 360 for _, _, right in rows), (lang, rows)
         assert page.evaluate(NO_SIDEWAYS_SCROLL), lang
+        nav = page.evaluate(NAV)
+        assert nav["rows"] == 2 and nav["right"] <= 360, (lang, nav)
+        assert nav["bell"] >= 16 and nav["word"] <= 1, (lang, nav)
+        entry = page.locator("[data-nav=notifications]")
+        word = page.evaluate(
+            "() => document.querySelector('[data-nav=notifications] .nav-word').textContent"
+        )
+        assert word and entry.get_attribute("title") == word, lang
+    # A laptop reads the word, without the bell.
+    page.set_viewport_size({"width": 1366, "height": 768})
+    nav = page.evaluate(NAV)
+    assert nav["rows"] == 1 and nav["bell"] == 0 and nav["word"] > 40, nav
+    page.set_viewport_size({"width": 360, "height": 740})
     page.select_option("#lang", "pt")
     head = {"x": 0, "y": 0, "width": 360, "height": 160}
     page.screenshot(path=str(artifacts / "head-360-pt.png"), clip=head)
