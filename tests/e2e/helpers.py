@@ -84,7 +84,14 @@ def ask_friend(page: Page, name: str, sent: str) -> None:
     answer = found.value
     assert answer.status == 200, (answer.status, answer.text())
     assert name in [p["nickname"] for p in answer.json()], answer.json()
-    page.click(f"[data-add='{name}']")
+    # The request's own answer, not only a toast: an earlier request's toast, with the
+    # same words, may still be on screen (4.5 s), and the other player would then look
+    # before this request is stored.
+    with page.expect_response(
+        lambda r: r.url.endswith("/api/friends/requests") and r.request.method == "POST"
+    ) as made:
+        page.click(f"[data-add='{name}']")
+    assert made.value.status == 201, (made.value.status, made.value.text())
     page.wait_for_selector(f".toast.ok:has-text('{sent}')")
 
 
