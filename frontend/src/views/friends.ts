@@ -2,6 +2,7 @@
 import { get, post, del, errorText } from "../api";
 import { h, mount, raw } from "../dom";
 import { t } from "../i18n";
+import { socket } from "../socket";
 import { spinner, toast, avatarImg } from "../ui";
 import { challengeDialog } from "./social";
 import type { View } from "../view";
@@ -13,11 +14,16 @@ export function friendsView(el: HTMLElement): View {
   let query = ""; // what was last searched for
   let typed = ""; // what the search box holds: a re-render (a language change) keeps it
   let error = "";
+  let loads = 0; // only the latest load paints: an earlier one may answer after it
 
   async function load(): Promise<void> {
+    const mine = ++loads;
     try {
-      [friends, requests] = await Promise.all([get("/api/friends"), get("/api/friends/requests")]);
+      const [f, r] = await Promise.all([get("/api/friends"), get("/api/friends/requests")]);
+      if (mine !== loads) return;
+      [friends, requests] = [f, r];
     } catch (e) {
+      if (mine !== loads) return;
       error = errorText(e);
     }
     render();
@@ -88,6 +94,11 @@ export function friendsView(el: HTMLElement): View {
           ]))) : query ? h("p", { class: "empty" }, t("friends.noneFound")) : null))));
   }
 
+  // A request that arrives, or one of ours accepted, while the page is open shows at
+  // once (its toast says so; the page must not then be the one place it is missing).
+  const off = socket.on("notification", (f) => {
+    if (f.kind === "friend_request" || f.kind === "friend_accepted") load();
+  });
   load();
-  return { render };
+  return { render, destroy: off };
 }

@@ -4,6 +4,7 @@ import { get, post, errorText } from "../api";
 import { h, mount } from "../dom";
 import { dateTime, t, tk } from "../i18n";
 import { app, applyLook, changed, refreshEquipped, refreshWallet, notifParams } from "../state";
+import { socket } from "../socket";
 import { spinner, toast } from "../ui";
 import type { View } from "../view";
 
@@ -15,14 +16,19 @@ export function notificationsView(el: HTMLElement): View {
   // page, asking back) keeps its notification but no longer offers Accept / Decline.
   let pending = new Set<number>();
 
+  let loads = 0; // only the latest load paints: an earlier one may answer after it
+
   async function load(): Promise<void> {
+    const mine = ++loads;
     try {
       const [data, requests] = await Promise.all([get("/api/notifications?limit=50"), get("/api/friends/requests")]);
+      if (mine !== loads) return;
       items = data.items;
       pending = new Set((requests.incoming ?? []).map((r: any) => r.id));
       app.unread = data.unread;
       changed();
     } catch (e) {
+      if (mine !== loads) return;
       error = errorText(e);
     }
     render();
@@ -144,6 +150,9 @@ export function notificationsView(el: HTMLElement): View {
           actionsFor(n)))) : h("p", { class: "empty" }, t("notif.empty")))));
   }
 
+  // A notification that arrives while the centre is open joins the list at once, with
+  // its buttons (a gift to accept, a request to answer), not only as a passing toast.
+  const off = socket.on("notification", () => load());
   load();
-  return { render };
+  return { render, destroy: off };
 }
