@@ -92,6 +92,7 @@ async def _incoming(db: AsyncSession, me: User, request_id: int) -> FriendReques
 async def accept(db: AsyncSession, outbox: Outbox, me: User, request_id: int) -> None:
     req = await _incoming(db, me, request_id)
     req.state = "accepted"
+    await notifications.mark_friend_request_read(db, outbox, me.id, "request_id", req.id)
     await insert_ignore(
         db,
         table_of(Friendship),
@@ -113,9 +114,10 @@ async def accept(db: AsyncSession, outbox: Outbox, me: User, request_id: int) ->
     )
 
 
-async def decline(db: AsyncSession, me: User, request_id: int) -> None:
+async def decline(db: AsyncSession, outbox: Outbox, me: User, request_id: int) -> None:
     req = await _incoming(db, me, request_id)
     req.state = "declined"
+    await notifications.mark_friend_request_read(db, outbox, me.id, "request_id", req.id)
     await db.flush()
 
 
@@ -130,7 +132,7 @@ async def remove(db: AsyncSession, me: int, other: int) -> None:
     )
 
 
-async def block(db: AsyncSession, me: int, other: int) -> None:
+async def block(db: AsyncSession, outbox: Outbox, me: int, other: int) -> None:
     if me == other:
         raise AppError("cannot_block_self", "You cannot block yourself.", 400)
     await user_or_404(db, other)
@@ -149,6 +151,10 @@ async def block(db: AsyncSession, me: int, other: int) -> None:
         )
         .values(state="cancelled")
     )
+    # The cancelled requests' notifications are read, on both sides: nothing is left to
+    # answer, and the badge no longer counts them.
+    await notifications.mark_friend_request_read(db, outbox, me, "from_user_id", other)
+    await notifications.mark_friend_request_read(db, outbox, other, "from_user_id", me)
 
 
 async def unblock(db: AsyncSession, me: int, other: int) -> None:

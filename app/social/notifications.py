@@ -103,6 +103,15 @@ async def mark_challenge_read(
     await _mark_read(db, outbox, user_id, "challenge", "table_id", table_id)
 
 
+async def mark_friend_request_read(
+    db: AsyncSession, outbox: Outbox, user_id: int, field: str, value: int
+) -> None:
+    """Answering a friend request (from the friends page, a search, the centre, or by
+    asking back) reads its notification; so does a block, for the blocked player's
+    requests (``field`` is ``request_id`` or ``from_user_id``)."""
+    await _mark_read(db, outbox, user_id, "friend_request", field, value)
+
+
 async def _mark_read(
     db: AsyncSession, outbox: Outbox, user_id: int, kind: str, field: str, value: object
 ) -> None:

@@ -153,9 +153,13 @@ async def accept_request(
 
 
 @router.post("/friends/requests/{request_id}/decline", status_code=204)
-async def decline_request(request_id: int, user: CurrentUser, db: DbDep) -> Response:
-    await friends.decline(db, user, request_id)
+async def decline_request(
+    request_id: int, user: CurrentUser, db: DbDep, notifier: NotifierDep
+) -> Response:
+    outbox = Outbox()
+    await friends.decline(db, outbox, user, request_id)
     await db.commit()
+    await outbox.flush(db, notifier)
     return Response(status_code=204)
 
 
@@ -173,9 +177,13 @@ async def my_blocks(user: CurrentUser, db: DbDep) -> list[PlayerOut]:
 
 
 @router.post("/blocks", status_code=204)
-async def block(body: UserRef, user: CurrentUser, db: DbDep, redis: RedisDep) -> Response:
-    await friends.block(db, user.id, body.user_id)
+async def block(
+    body: UserRef, user: CurrentUser, db: DbDep, redis: RedisDep, notifier: NotifierDep
+) -> Response:
+    outbox = Outbox()
+    await friends.block(db, outbox, user.id, body.user_id)
     await db.commit()
+    await outbox.flush(db, notifier)
     await presence.sync_hidden(db, redis, user.id, body.user_id)
     return Response(status_code=204)
 

@@ -53,6 +53,52 @@ async def test_asking_back_accepts_and_decline_works(app: FastAPI, make_client: 
     assert (await ca.get("/api/friends/requests")).json()["incoming"] == []
 
 
+async def test_answering_a_friend_request_reads_its_notification(
+    app: FastAPI, make_client: Clients
+) -> None:
+    """Accepting, declining, asking back or blocking leaves nothing to answer: the
+    request's notification is read (and the badge told), the others stay unread."""
+    a, b, c, d, e, f = await new_users(app.state.sessionmaker, 6)
+    ca = await client_for(app, make_client, a)
+    for u in (b, c, d):
+        cu = await client_for(app, make_client, u)
+        assert (await cu.post("/api/friends/requests", json={"user_id": a})).status_code == 201
+
+    async def unread(client: httpx.AsyncClient) -> tuple[int, list[str]]:
+        notes = (await client.get("/api/notifications")).json()
+        return notes["unread"], [
+            n["payload"]["from_user_id"] for n in notes["items"] if not n["read"]
+        ]
+
+    assert (await unread(ca))[0] == 3
+    by_sender = {
+        r["sender_id"]: r["id"] for r in (await ca.get("/api/friends/requests")).json()["incoming"]
+    }
+    async with Listener(app.state.redis, f"user:{a}") as inbox:
+        assert (await ca.post(f"/api/friends/requests/{by_sender[b]}/accept")).status_code == 200
+        pushed = await inbox.drain()
+    assert {"via": f"user:{a}", "type": "notifications_unread", "count": 2} in pushed
+    assert await unread(ca) == (2, [d, c])
+    async with Listener(app.state.redis, f"user:{a}") as inbox:
+        assert (await ca.post(f"/api/friends/requests/{by_sender[c]}/decline")).status_code == 204
+        pushed = await inbox.drain()
+    assert {"via": f"user:{a}", "type": "notifications_unread", "count": 1} in pushed
+    assert await unread(ca) == (1, [d])
+    # A block cancels the request both ways and reads both sides' notifications.
+    ce, cf = await client_for(app, make_client, e), await client_for(app, make_client, f)
+    assert (await ca.post("/api/friends/requests", json={"user_id": f})).status_code == 201
+    assert (await unread(cf))[0] == 1
+    assert (await ca.post("/api/blocks", json={"user_id": d})).status_code == 204
+    assert (await ca.post("/api/blocks", json={"user_id": f})).status_code == 204
+    assert (await unread(ca))[0] == 0 and (await unread(cf))[0] == 0
+    # Asking back accepts, and reads the notification of the request it answers.
+    assert (await ca.post("/api/friends/requests", json={"user_id": e})).status_code == 201
+    assert (await unread(ce))[0] == 1
+    assert (await ce.post("/api/friends/requests", json={"user_id": a})).status_code == 201
+    assert (await unread(ce))[0] == 0
+    assert [fr["user_id"] for fr in (await ce.get("/api/friends")).json()] == [a]
+
+
 async def test_block_hides_everything_both_ways(app: FastAPI, make_client: Clients) -> None:
     a, b, c = await new_users(app.state.sessionmaker, 3)
     ca, cb = await client_for(app, make_client, a), await client_for(app, make_client, b)
