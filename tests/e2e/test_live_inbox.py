@@ -2,7 +2,8 @@
 friend request shows with its Accept button, a request of ours accepted moves the player
 into our friends, and a notification joins the centre's list with its buttons, all
 without leaving the page (its toast says it arrived; the open page must not be the one
-place it is missing)."""
+place it is missing). A search result offers what fits: "request sent" once asked,
+Accept when they asked first, nothing for a friend."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ MARK = "() => { window.__stay = 1; }"
 MARKED = "() => window.__stay === 1"
 
 
-def test_open_friends_and_notifications_pages_take_in_what_arrives(new_context) -> None:
+def test_open_friends_and_notifications_pages_take_in_what_arrives(new_context, artifacts) -> None:
     ana = new_context().new_page()
     bea = new_context(390, 844).new_page()
     cris = new_context().new_page()
@@ -36,20 +37,39 @@ def test_open_friends_and_notifications_pages_take_in_what_arrives(new_context) 
     bea.wait_for_selector(f"[data-accept='{ana_name}']")
     assert bea.evaluate(MARKED) and bea.url.endswith("#/friends")
 
+    # Ana's search result says the request is sent instead of offering it again; Bea's
+    # search for Ana offers to accept hers.
+    ana.wait_for_selector(f"[data-sent='{bea_name}']")
+    assert ana.locator(f"[data-add='{bea_name}']").count() == 0
+    bea.fill("#friend-q", ana_name)
+    bea.press("#friend-q", "Enter")
+    bea.wait_for_selector(f"[data-accept-found='{ana_name}']")
+    assert bea.locator(f"[data-add='{ana_name}']").count() == 0
+    ana.screenshot(path=str(artifacts / "friends-sent-1280.png"), full_page=True)
+    bea.screenshot(path=str(artifacts / "friends-asked-390.png"), full_page=True)
+
     # Ana's friends page (open since she asked) shows Bea among her friends once Bea
-    # accepts, and Bea's own page shows Ana.
+    # accepts, and Bea's own page shows Ana; neither search result offers anything more.
     ana.evaluate(MARK)
     assert ana.locator(f"[data-challenge='{bea_name}']").count() == 0
-    bea.click(f"[data-accept='{ana_name}']")
+    bea.click(f"[data-accept-found='{ana_name}']")
+    bea.wait_for_selector(f".toast.ok:has-text('{ES['friends.nowFriends']}')")
     bea.wait_for_selector(f"[data-challenge='{ana_name}']")
+    # Answered, the request's notification is read: the bell has nothing to count.
+    bea.wait_for_function("() => window.__buraco.app.unread === 0")
+    assert bea.locator(".nav .badge").count() == 0
     ana.wait_for_selector(f"[data-challenge='{bea_name}']")
     assert ana.evaluate(MARKED) and ana.url.endswith("#/friends")
+    ana.wait_for_selector(f"[data-sent='{bea_name}']", state="detached")
+    for page, other in ((ana, bea_name), (bea, ana_name)):
+        found = page.locator(".friends .list li.person", has_text=other).last
+        assert found.locator("button, [data-sent]").count() == 0
 
     # Bea's notifications centre is open when Cris's request arrives: it joins the list
     # with its Accept button, and answering it there makes them friends.
     bea.goto("/#/notifications")
     bea.wait_for_selector("[data-kind='friend_request']")
-    assert bea.locator("[data-kind='friend_request']").count() == 1
+    assert bea.locator("[data-kind='friend_request'].read").count() == 1
     bea.evaluate(MARK)
     ask_friend(cris, bea_name, SENT)
     bea.wait_for_function(
@@ -60,5 +80,6 @@ def test_open_friends_and_notifications_pages_take_in_what_arrives(new_context) 
     newest.locator(".btn.primary").click()
     bea.wait_for_selector("[data-kind='friend_request'] >> nth=0 >> .btn.primary", state="detached")
     assert bea.evaluate(MARKED) and bea.url.endswith("#/notifications")
+    bea.screenshot(path=str(artifacts / "notifications-live-390.png"), full_page=True)
     friends = bea.evaluate("() => fetch('/api/friends').then(r => r.json())")
     assert sorted(f["nickname"] for f in friends) == sorted([ana_name, cris_name])

@@ -89,9 +89,23 @@ export function friendsView(el: HTMLElement): View {
           h("form", { class: "row", onsubmit: search },
             h("input", { id: "friend-q", value: typed, oninput: (e: Event) => { typed = (e.target as HTMLInputElement).value; }, "aria-label": t("friends.searchLabel"), placeholder: t("friends.searchLabel"), maxlength: 32 }),
             h("button", { type: "submit", class: "btn" }, t("friends.search"))),
-          found.length ? h("ul", { class: "list" }, ...found.map((p) => person(p, p.friend ? [] : [
-            h("button", { type: "button", class: "btn tiny primary", "data-add": p.nickname, onclick: () => call(() => post("/api/friends/requests", { user_id: p.user_id }), t("friends.requestSent")) }, t("friends.add")),
-          ]))) : query ? h("p", { class: "empty" }, t("friends.noneFound")) : null))));
+          found.length ? h("ul", { class: "list" }, ...found.map((p) => person(p, foundActions(p)))) :
+            query ? h("p", { class: "empty" }, t("friends.noneFound")) : null))));
+  }
+
+  /** What a search result offers, from the lists as they are now (they load again
+   * after each answer and each friend notification): nothing for a friend, "request
+   * sent" once asked, Accept when they asked first, else "Add friend". */
+  function foundActions(p: any): HTMLElement[] {
+    if (p.friend || friends?.some((f) => f.user_id === p.user_id)) return [];
+    if (requests.outgoing.some((r) => r.recipient_id === p.user_id)) {
+      return [h("span", { class: "muted small", "data-sent": p.nickname }, t("friends.pending"))];
+    }
+    const theirs = requests.incoming.find((r) => r.sender_id === p.user_id);
+    if (theirs) {
+      return [h("button", { type: "button", class: "btn tiny primary", "data-accept-found": p.nickname, onclick: () => call(() => post(`/api/friends/requests/${theirs.id}/accept`), t("friends.nowFriends")) }, t("common.accept"))];
+    }
+    return [h("button", { type: "button", class: "btn tiny primary", "data-add": p.nickname, onclick: () => call(() => post("/api/friends/requests", { user_id: p.user_id }), t("friends.requestSent")) }, t("friends.add"))];
   }
 
   // A request that arrives, or one of ours accepted, while the page is open shows at
