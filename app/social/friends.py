@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from sqlalchemy import and_, delete, or_, select, update
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.core.errors import AppError
@@ -52,13 +53,21 @@ async def send_request(db: AsyncSession, outbox: Outbox, me: User, to_id: int) -
         raise AppError("already_friends", "You are already friends.", 409)
     reverse = await _pending(db, to_id, me.id)
     if reverse is not None:  # they asked first: asking back accepts
-        await accept(db, outbox, me, reverse.id)
-        return reverse
+        return await _ask_back(db, outbox, me, reverse)
     if await _pending(db, me.id, to_id) is not None:
-        raise AppError("request_pending", "You already sent this player a request.", 409)
+        raise _already_sent()
     req = FriendRequest(sender_id=me.id, recipient_id=other.id, state="pending")
-    db.add(req)
-    await db.flush()
+    try:
+        async with db.begin_nested():
+            db.add(req)
+            await db.flush()
+    except IntegrityError:
+        # A pending request between the two was stored at the same moment (the unique
+        # index over the pair): this one gets the answer it would have got after it.
+        reverse = await _pending(db, to_id, me.id)
+        if reverse is None:
+            raise _already_sent() from None
+        return await _ask_back(db, outbox, me, reverse)
     await notifications.add(
         db,
         outbox,
@@ -73,6 +82,24 @@ async def send_request(db: AsyncSession, outbox: Outbox, me: User, to_id: int) -
     return req
 
 
+async def _ask_back(
+    db: AsyncSession, outbox: Outbox, me: User, reverse: FriendRequest
+) -> FriendRequest:
+    """Accept ``reverse``, their request to ``me``; answered at the same moment by
+    another of ``me``'s requests (both now friends), say so."""
+    try:
+        await accept(db, outbox, me, reverse.id)
+    except AppError as exc:
+        if exc.code == "request_not_found" and await are_friends(db, me.id, reverse.sender_id):
+            raise AppError("already_friends", "You are already friends.", 409) from None
+        raise
+    return reverse
+
+
+def _already_sent() -> AppError:
+    return AppError("request_pending", "You already sent this player a request.", 409)
+
+
 async def _pending(db: AsyncSession, sender: int, recipient: int) -> FriendRequest | None:
     stmt = select(FriendRequest).where(
         FriendRequest.sender_id == sender,
@@ -83,7 +110,14 @@ async def _pending(db: AsyncSession, sender: int, recipient: int) -> FriendReque
 
 
 async def _incoming(db: AsyncSession, me: User, request_id: int) -> FriendRequest:
-    req = await db.get(FriendRequest, request_id) if 0 < request_id < 2**62 else None
+    # Locked and read afresh (the session may hold it from before the lock): of the
+    # same answer sent many times at once, one finds it pending and the rest wait, then
+    # find it answered (one friendship, one "accepted" notification).
+    req = (
+        await db.get(FriendRequest, request_id, with_for_update=True, populate_existing=True)
+        if 0 < request_id < 2**62
+        else None
+    )
     if req is None or req.recipient_id != me.id or req.state != "pending":
         raise AppError("request_not_found", "No such pending friend request.", 404)
     return req

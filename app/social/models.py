@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, CheckConstraint, ForeignKey, Index, String
+from sqlalchemy import JSON, CheckConstraint, ForeignKey, Index, String, case, text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from app.core.db import Base, BigIntId, UTCDateTime, utcnow
@@ -22,6 +22,25 @@ class FriendRequest(Base):
     )
     state: Mapped[str] = mapped_column(String(10))  # pending, accepted, declined, cancelled
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+# At most one pending request between two players, whichever way it goes (migration
+# 0012): the same request sent many times at once, or both asking each other at the
+# same moment, stores one.
+Index(
+    "uq_friend_requests_pending_pair",
+    case(
+        (FriendRequest.sender_id < FriendRequest.recipient_id, FriendRequest.sender_id),
+        else_=FriendRequest.recipient_id,
+    ),
+    case(
+        (FriendRequest.sender_id < FriendRequest.recipient_id, FriendRequest.recipient_id),
+        else_=FriendRequest.sender_id,
+    ),
+    unique=True,
+    postgresql_where=text("state = 'pending'"),
+    sqlite_where=text("state = 'pending'"),
+)
 
 
 class Friendship(Base):

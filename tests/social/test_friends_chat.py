@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable
 
@@ -97,6 +98,75 @@ async def test_answering_a_friend_request_reads_its_notification(
     assert (await ce.post("/api/friends/requests", json={"user_id": a})).status_code == 201
     assert (await unread(ce))[0] == 0
     assert [fr["user_id"] for fr in (await ce.get("/api/friends")).json()] == [a]
+
+
+async def test_the_same_answer_twenty_times_at_once(app: FastAPI, make_client: Clients) -> None:
+    """Twenty accepts (or declines) of one request at once: one is answered, the rest
+    find it answered (404 request_not_found), one friendship, one notification."""
+    a, b, c = await new_users(app.state.sessionmaker, 3)
+    ca = await client_for(app, make_client, a)
+    for u in (b, c):
+        cu = await client_for(app, make_client, u)
+        assert (await cu.post("/api/friends/requests", json={"user_id": a})).status_code == 201
+    by_sender = {
+        r["sender_id"]: r["id"] for r in (await ca.get("/api/friends/requests")).json()["incoming"]
+    }
+    clients = [await client_for(app, make_client, a) for _ in range(20)]
+    for sender, verb, ok in ((b, "accept", 200), (c, "decline", 204)):
+        url = f"/api/friends/requests/{by_sender[sender]}/{verb}"
+        answers = await asyncio.gather(*(cl.post(url) for cl in clients))
+        codes = sorted(r.status_code for r in answers)
+        assert codes == [ok] + [404] * 19, codes
+        assert {r.json()["error"]["code"] for r in answers if r.status_code == 404} == {
+            "request_not_found"
+        }
+    assert [f["user_id"] for f in (await ca.get("/api/friends")).json()] == [b]
+    cb = await client_for(app, make_client, b)
+    kinds = [n["kind"] for n in (await cb.get("/api/notifications")).json()["items"]]
+    assert kinds.count("friend_accepted") == 1, kinds
+    assert (await ca.get("/api/notifications")).json()["unread"] == 0
+
+
+async def test_the_same_request_twenty_times_at_once_and_both_ways(
+    app: FastAPI, make_client: Clients
+) -> None:
+    """Twenty identical requests at once store one (the rest: request_pending) and tell
+    the other player once; both players asking each other at once become friends with
+    no request left pending either way."""
+    a, b, c, d = await new_users(app.state.sessionmaker, 4)
+    many = [await client_for(app, make_client, a) for _ in range(20)]
+    sent = await asyncio.gather(
+        *(cl.post("/api/friends/requests", json={"user_id": b}) for cl in many)
+    )
+    codes = sorted(r.status_code for r in sent)
+    assert codes == [201] + [409] * 19, codes
+    assert {r.json()["error"]["code"] for r in sent if r.status_code == 409} == {"request_pending"}
+    cb = await client_for(app, make_client, b)
+    assert len((await cb.get("/api/friends/requests")).json()["incoming"]) == 1
+    assert (await cb.get("/api/notifications")).json()["unread"] == 1
+
+    cc = [await client_for(app, make_client, c) for _ in range(10)]
+    cd = [await client_for(app, make_client, d) for _ in range(10)]
+    both = await asyncio.gather(
+        *[cl.post("/api/friends/requests", json={"user_id": d}) for cl in cc],
+        *[cl.post("/api/friends/requests", json={"user_id": c}) for cl in cd],
+    )
+    assert all(r.status_code in (201, 409) for r in both), [r.status_code for r in both]
+    assert {r.json()["error"]["code"] for r in both if r.status_code == 409} <= {
+        "request_pending",
+        "already_friends",
+    }
+    assert [f["user_id"] for f in (await cc[0].get("/api/friends")).json()] == [d]
+    assert [f["user_id"] for f in (await cd[0].get("/api/friends")).json()] == [c]
+    for cl in (cc[0], cd[0]):
+        assert (await cl.get("/api/friends/requests")).json() == {"incoming": [], "outgoing": []}
+    accepted = [
+        n
+        for cl in (cc[0], cd[0])
+        for n in (await cl.get("/api/notifications")).json()["items"]
+        if n["kind"] == "friend_accepted"
+    ]
+    assert len(accepted) == 1, accepted
 
 
 async def test_block_hides_everything_both_ways(app: FastAPI, make_client: Clients) -> None:
