@@ -83,3 +83,40 @@ def test_open_friends_and_notifications_pages_take_in_what_arrives(new_context, 
     bea.screenshot(path=str(artifacts / "notifications-live-390.png"), full_page=True)
     friends = bea.evaluate("() => fetch('/api/friends').then(r => r.json())")
     assert sorted(f["nickname"] for f in friends) == sorted([ana_name, cris_name])
+
+
+def test_a_profile_follows_its_player_asking_and_offers_to_accept(new_context, artifacts) -> None:
+    """Bea looks at Dan's profile ("Añadir amigo") when Dan asks to be friends: the
+    profile says so and offers Accept, and accepting makes them friends ("Retar")."""
+    bea = new_context(390, 844).new_page()
+    dan = new_context().new_page()
+    register(bea, "bea")
+    dan_name = register(dan, "dan")
+    bea_id = bea.evaluate("() => window.__buraco.app.me.id")
+    dan_id = dan.evaluate("() => window.__buraco.app.me.id")
+    bea.goto(f"/#/profile/{dan_id}")
+    add = bea.locator(".profile-head button", has_text=ES["friends.add"])
+    add.wait_for()
+    bea.evaluate(MARK)
+    asked = dan.evaluate(
+        "async (id) => (await fetch('/api/friends/requests', {method: 'POST',"
+        " headers: {'Content-Type': 'application/json'},"
+        " body: JSON.stringify({user_id: id})})).status",
+        bea_id,
+    )
+    assert asked == 201
+    bea.wait_for_selector("#profile-accept")
+    assert add.count() == 0
+    wants = ES["notif.friend_request"].replace("{name}", dan_name)
+    assert bea.inner_text("#profile-wants") == wants
+    bea.screenshot(path=str(artifacts / "profile-asked-390.png"), full_page=True)
+    bea.click("#profile-accept")
+    bea.wait_for_selector(f".toast.ok:has-text('{ES['friends.nowFriends']}')")
+    bea.wait_for_selector("#profile-accept", state="detached")
+    assert bea.evaluate(MARKED)
+    friends = bea.evaluate("() => fetch('/api/friends').then(r => r.json())")
+    assert [f["nickname"] for f in friends] == [dan_name]
+    # Dan's side: the request's notification to Bea is read, and Dan is told.
+    notes = dan.evaluate("() => fetch('/api/notifications').then(r => r.json())")
+    assert [n["kind"] for n in notes["items"]] == ["friend_accepted"], notes
+    bea.wait_for_function("() => window.__buraco.app.unread === 0")

@@ -4,6 +4,7 @@ import { get, post, del, errorText } from "../api";
 import { h, mount, raw, fmt } from "../dom";
 import { dateTime, ratingNum, t, tk } from "../i18n";
 import { playerName } from "../words";
+import { socket } from "../socket";
 import { spinner, toast, avatarImg } from "../ui";
 import { challengeDialog } from "./social";
 import { presetName } from "../presets";
@@ -14,19 +15,25 @@ import type { View } from "../view";
 export function profileView(el: HTMLElement, userId: number): View {
   let p: any = null;
   let error = "";
+  let loads = 0; // only the latest load paints: an earlier one may answer after it
 
   async function load(): Promise<void> {
+    const mine = ++loads;
     try {
-      p = await get(`/api/profiles/${userId}`);
+      const got = await get(`/api/profiles/${userId}`);
+      if (mine !== loads) return;
+      p = got;
     } catch (e) {
+      if (mine !== loads) return;
       error = errorText(e);
     }
     render();
   }
 
-  async function call(fn: () => Promise<unknown>): Promise<void> {
+  async function call(fn: () => Promise<unknown>, ok?: string): Promise<void> {
     try {
       await fn();
+      if (ok) toast(ok, "ok");
       await load();
     } catch (e) {
       toast(errorText(e), "error");
@@ -53,12 +60,15 @@ export function profileView(el: HTMLElement, userId: number): View {
           h("p", { class: "muted" }, t("profile.levelN", { n: p.level }), " · ", t(p.online ? "social.online" : "social.offline"), p.is_guest ? ` · ${t("profile.guest")}` : ""),
           h("div", { class: "xp", role: "progressbar", "aria-valuemin": 0, "aria-valuemax": 100, "aria-valuenow": pct, "aria-label": t("profile.xp") },
             h("span", { style: `width:${pct}%` })),
-          h("p", { class: "small muted" }, t("profile.xpLine", { xp: fmt(p.xp), next: fmt(p.next_level_xp) }))),
+          h("p", { class: "small muted" }, t("profile.xpLine", { xp: fmt(p.xp), next: fmt(p.next_level_xp) })),
+          p.relation === "request_received" ? h("p", { id: "profile-wants" }, t("notif.friend_request", { name: playerName(p.nickname) })) : null),
         self ? null : h("div", { class: "row wrap" },
           p.can_challenge ? h("button", { type: "button", class: "btn primary", onclick: () => challengeDialog(p.nickname) }, t("social.challenge")) : null,
           p.can_gift ? h("button", { type: "button", class: "btn pink", id: "profile-gift", onclick: pickGift }, t("gift.give")) : null,
           p.relation === "none" ? h("button", { type: "button", class: "btn", onclick: () => call(() => post("/api/friends/requests", { user_id: p.user_id })) }, t("friends.add")) : null,
           p.relation === "request_sent" ? h("span", { class: "tag" }, t("friends.pending")) : null,
+          // They asked first: asking back accepts (the server's rule), so Accept is that.
+          p.relation === "request_received" ? h("button", { type: "button", class: "btn primary", id: "profile-accept", onclick: () => call(() => post("/api/friends/requests", { user_id: p.user_id }), t("friends.nowFriends")) }, t("common.accept")) : null,
           p.blocked ? h("button", { type: "button", class: "btn ghost", onclick: () => call(() => del(`/api/blocks/${p.user_id}`)) }, t("social.unblock"))
             : h("button", { type: "button", class: "btn ghost", onclick: () => call(() => post("/api/blocks", { user_id: p.user_id })) }, t("social.block")))),
       h("div", { class: "cols" },
@@ -81,8 +91,14 @@ export function profileView(el: HTMLElement, userId: number): View {
     import("./tournaments").then((m) => slot.replaceWith(m.profileTournaments(p.user_id))).catch(() => undefined);
   }
 
+  // This player asking to be friends, or accepting our request, while the profile is
+  // open: its buttons follow at once.
+  const off = socket.on("notification", (f) => {
+    const who = f.payload?.from_user_id ?? f.payload?.user_id;
+    if ((f.kind === "friend_request" || f.kind === "friend_accepted") && who === userId) load();
+  });
   load();
-  return { render };
+  return { render, destroy: off };
 }
 
 /** One finished game: modality, result, opponents, score and date, coins won or lost. */
