@@ -9,6 +9,9 @@ same moment) made as many pending requests; a unique index over the unordered pa
 for pending requests only, lets one in and turns the rest into the answer the first
 one gets (``app/social/friends.py``). Duplicates already stored are cancelled first,
 the oldest of each pair kept.
+
+SQLite cannot reflect an index over expressions, so a later migration that rebuilds
+``friend_requests`` in batch mode there must create this index again after it.
 """
 
 from collections.abc import Sequence
