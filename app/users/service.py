@@ -165,10 +165,17 @@ async def claim(
         raise AppError("not_guest", "This account already has a username.", 409)
     if await repo.username_taken(db, data.username):
         raise _username_taken()
+    password_hash = await passwords.hash(data.password)
+    # The guest's row locked and read afresh: of claims sent at once (with one name or
+    # several), the first turns the guest into an account and the rest find it claimed,
+    # rather than each renaming it in turn and all answering success.
+    await db.refresh(user, with_for_update=True)
+    if not user.is_guest:
+        raise AppError("not_guest", "This account already has a username.", 409)
     user.username = data.username
     user.username_lower = data.username.lower()
     user.nickname = data.username
-    user.password_hash = await passwords.hash(data.password)
+    user.password_hash = password_hash
     user.is_guest = False
     try:
         await db.flush()
@@ -205,7 +212,16 @@ async def change_password(
     if user.is_guest or not user.username:
         raise AppError("not_allowed", "Guests have no password; create an account.", 409)
     await throttle.check_login(redis, settings, user.username, client_ip)
+    # The row locked and read afresh: of changes sent at once, each checks the current
+    # password against the one the change before it set. The same change sent again
+    # finds its new password already set and answers as the first did; another one
+    # finds its "current" password no longer current.
+    await db.refresh(user, with_for_update=True)
     if not await passwords.verify(user.password_hash, data.current_password):
+        if await passwords.verify(user.password_hash, data.new_password):
+            return await repo.revoke_other_sessions(
+                db, UserId(user.id), hash_token(token), utcnow()
+            )
         raise AppError("invalid_credentials", "The current password is wrong.", 401)
     user.password_hash = await passwords.hash(data.new_password)
     return await repo.revoke_other_sessions(db, UserId(user.id), hash_token(token), utcnow())

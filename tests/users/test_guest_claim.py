@@ -1,3 +1,4 @@
+import asyncio
 import re
 
 import httpx
@@ -6,7 +7,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.users import service
-from app.users.models import User
+from app.users.models import Session, User
 from tests.users.helpers import PASSWORD, Snapshot, register, session_cookie
 
 
@@ -139,3 +140,44 @@ async def test_guest_losing_a_name_race_gets_another_name(
     assert (first.status_code, second.status_code) == (201, 201)
     assert first.json()["nickname"] == "Invitado0042"
     assert second.json()["nickname"] == "Invitado0043"
+
+
+async def test_twenty_claims_of_one_guest_at_once_make_one_account(
+    make_client: "type[httpx.AsyncClient]", db: AsyncSession
+) -> None:
+    """The same guest claimed twenty times at once, each with a name of its own: one
+    claim makes the account, the other nineteen answer not_guest and leave their names
+    free; the account has the winner's name and one live session."""
+    guest = make_client()
+    made = await guest.post("/api/auth/guest")
+    guest_id = made.json()["id"]
+    tabs = [make_client() for _ in range(20)]
+    for tab in tabs:
+        tab.cookies = guest.cookies
+    answers = await asyncio.gather(
+        *(
+            tab.post("/api/auth/claim", json={"username": f"tab{i}_claim", "password": PASSWORD})
+            for i, tab in enumerate(tabs)
+        )
+    )
+    won = [r for r in answers if r.status_code == 200]
+    assert len(won) == 1, sorted(r.status_code for r in answers)
+    assert {r.json()["error"]["code"] for r in answers if r.status_code != 200} == {"not_guest"}
+    winner = won[0].json()["username"]
+    db.expire_all()
+    user = await db.get(User, guest_id)
+    assert user is not None and not user.is_guest
+    assert (user.username, user.nickname) == (winner, winner)
+    live = (
+        (
+            await db.execute(
+                select(Session).where(Session.user_id == guest_id, Session.revoked_at.is_(None))
+            )
+        )
+        .scalars()
+        .all()
+    )
+    assert len(live) == 1
+    # A losing name was never taken: another player registers it.
+    loser = next(f"tab{i}_claim" for i in range(20) if f"tab{i}_claim" != winner)
+    assert (await register(make_client(), loser)).status_code == 201

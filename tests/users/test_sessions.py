@@ -1,6 +1,8 @@
+import asyncio
 from datetime import timedelta
 
 import httpx
+import pytest
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -84,3 +86,51 @@ async def test_session_lasts_the_configured_days(
     row = (await db.execute(select(Session))).scalar_one()
     lifetime = row.expires_at - row.created_at
     assert timedelta(days=30) - timedelta(seconds=5) <= lifetime <= timedelta(days=30)
+
+
+# Room for forty changes from one address (the login limits count each change's check
+# of the current password: five per username and address by default).
+ROOM = {
+    "login_limit_per_user_ip": 100,
+    "login_limit_per_ip": 100,
+    "login_limit_per_username": 100,
+}
+
+
+@pytest.mark.parametrize("settings_overrides", [ROOM])
+async def test_password_changes_sent_at_once_each_check_the_last_one(
+    make_client: "type[httpx.AsyncClient]",
+) -> None:
+    """The same change sent twenty times at once: all answer 204 and the new password
+    is the one set. Twenty different changes at once from the same "current" password:
+    one is made, the other nineteen find it no longer current (401), and only the
+    winner's password logs in."""
+    owner = make_client()
+    await register(owner, "pw_racer")
+    tabs = [make_client() for _ in range(20)]
+    for tab in tabs:
+        tab.cookies = owner.cookies
+
+    def change(tab: httpx.AsyncClient, current: str, new: str) -> object:
+        body = {"current_password": current, "new_password": new}
+        return tab.post("/api/auth/password", json=body)
+
+    same = await asyncio.gather(*(change(t, PASSWORD, "nueva clave uno") for t in tabs))
+    assert [r.status_code for r in same] == [204] * 20, [r.text for r in same]
+
+    async def logs_in(password: str) -> bool:
+        body = {"username": "pw_racer", "password": password}
+        return (await make_client().post("/api/auth/login", json=body)).status_code == 200
+
+    assert await logs_in("nueva clave uno")
+
+    others = await asyncio.gather(
+        *(change(t, "nueva clave uno", f"clave distinta {i}") for i, t in enumerate(tabs))
+    )
+    won = [i for i, r in enumerate(others) if r.status_code == 204]
+    assert len(won) == 1, sorted(r.status_code for r in others)
+    assert {r.json()["error"]["code"] for r in others if r.status_code != 204} == {
+        "invalid_credentials"
+    }
+    assert await logs_in(f"clave distinta {won[0]}")
+    assert not await logs_in(f"clave distinta {(won[0] + 1) % 20}")
