@@ -110,6 +110,8 @@ def test_a_profile_follows_its_player_asking_and_offers_to_accept(new_context, a
     wants = ES["notif.friend_request"].replace("{name}", dan_name)
     assert bea.inner_text("#profile-wants") == wants
     bea.screenshot(path=str(artifacts / "profile-asked-390.png"), full_page=True)
+    bea.set_viewport_size({"width": 1366, "height": 768})
+    bea.screenshot(path=str(artifacts / "profile-asked-1366.png"))
     bea.click("#profile-accept")
     bea.wait_for_selector(f".toast.ok:has-text('{ES['friends.nowFriends']}')")
     bea.wait_for_selector("#profile-accept", state="detached")
