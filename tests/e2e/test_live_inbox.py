@@ -33,9 +33,19 @@ def test_open_friends_and_notifications_pages_take_in_what_arrives(new_context, 
     bea.wait_for_selector("#fr-req")
     assert bea.locator("[data-accept]").count() == 0
     bea.evaluate(MARK)
+    # Bea is typing a search when it arrives: the repainted page keeps her box's focus,
+    # its text and the caret.
+    bea.click("#friend-q")
+    bea.keyboard.type("zz")
+    bea.keyboard.press("ArrowLeft")
     ask_friend(ana, bea_name, SENT)
     bea.wait_for_selector(f"[data-accept='{ana_name}']")
     assert bea.evaluate(MARKED) and bea.url.endswith("#/friends")
+    box = bea.evaluate(
+        "() => { const e = document.activeElement;"
+        " return [e.id, e.value, e.selectionStart, e.isConnected]; }"
+    )
+    assert box == ["friend-q", "zz", 1, True], box
 
     # Ana's search result says the request is sent instead of offering it again; Bea's
     # search for Ana offers to accept hers.

@@ -65,6 +65,20 @@ export function friendsView(el: HTMLElement): View {
       mount(el, h("section", { class: "panel" }, h("h1", null, t("friends.title")), error ? h("p", { class: "error" }, error) : spinner()));
       return;
     }
+    // A request arriving while the player types a search repaints the page: the box
+    // keeps its focus and caret.
+    const box = document.activeElement as HTMLInputElement | null;
+    const typing = box?.id === "friend-q" ? [box.selectionStart, box.selectionEnd] : null;
+    paint();
+    if (typing) {
+      const again = document.getElementById("friend-q") as HTMLInputElement | null;
+      again?.focus();
+      again?.setSelectionRange(typing[0], typing[1]);
+    }
+  }
+
+  function paint(): void {
+    if (!friends) return;
     mount(el, h("section", { class: "page friends" },
       h("h1", null, t("friends.title")),
       h("div", { class: "cols" },
