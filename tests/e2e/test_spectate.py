@@ -7,12 +7,17 @@ import re
 
 from tests.e2e.helpers import NO_SIDEWAYS_SCROLL, as_guest, register, short_hand_table
 
-# The players' names of a row that are not each on one line, whole: each is a box of its
-# own, drawn on one line (not "Bot" at a line's end and "Marta" at the next's) and not
-# cut by an ellipsis.
-NAME_BROKEN = """(row) => [...row.querySelectorAll('.pname')]
-  .filter((n) => n.getClientRects().length !== 1 || n.scrollWidth > n.clientWidth + 1)
-  .map((n) => n.textContent)"""
+# The players' names of the first game in progress that are not each on one line,
+# whole: each is a box of its own, drawn on one line (not "Bot" at a line's end and
+# "Marta" at the next's) and not cut by an ellipsis. The row is found inside the one
+# evaluation: a row handed in from a locator may be one the lobby has just repainted
+# away (its live list), whose detached names have no boxes at all.
+NAME_BROKEN = """() => {
+  const row = document.querySelector('section[aria-labelledby=playing-title] .table-row');
+  return [...row.querySelectorAll('.pname')]
+    .filter((n) => n.getClientRects().length !== 1 || n.scrollWidth > n.clientWidth + 1)
+    .map((n) => n.textContent);
+}"""
 
 
 def test_a_game_in_progress_can_be_watched_from_the_lobby(new_context, artifacts) -> None:
@@ -38,7 +43,11 @@ def test_a_game_in_progress_can_be_watched_from_the_lobby(new_context, artifacts
     # one ("Bot" at a line's end and "Marta" at the next's), and none is cut.
     row = watcher.locator("section[aria-labelledby=playing-title] .table-row").first
     assert row.locator(".pname").count() == 4
-    assert row.evaluate(NAME_BROKEN) == []
+    watcher.wait_for_function(
+        "() => document.querySelectorAll("
+        "'section[aria-labelledby=playing-title] .table-row:first-child .pname').length === 4"
+    )
+    assert watcher.evaluate(NAME_BROKEN) == []
     watcher.locator("section[aria-labelledby=playing-title]").scroll_into_view_if_needed()
     watcher.screenshot(path=str(artifacts / "lobby-playing-390.png"))
     link = watcher.locator("section[aria-labelledby=playing-title] a").first
@@ -71,11 +80,19 @@ def test_a_long_name_in_a_game_in_progress_fits_a_narrow_phone(new_context, arti
     online = watcher.locator(f"section.online a.who[title='{name}']")
     assert online.count() == 1
     assert online.evaluate("(a) => a.getBoundingClientRect().right <= 360.5")
-    inside = row.evaluate(
-        """(r) => { const box = r.getBoundingClientRect();
-          return [...r.querySelectorAll('.pname')].every((n) => {
+    # The row is found inside the evaluation (as in NAME_BROKEN): a repainted-away row
+    # has no boxes, and every name would be "inside" its empty one.
+    inside = watcher.evaluate(
+        """(name) => {
+          const r = [...document.querySelectorAll(
+            'section[aria-labelledby=playing-title] .table-row')]
+            .find((e) => e.textContent.includes(name));
+          const box = r.getBoundingClientRect();
+          const names = [...r.querySelectorAll('.pname')];
+          return box.width > 0 && names.length === 4 && names.every((n) => {
             const b = n.getBoundingClientRect();
-            return b.left >= box.left - 0.5 && b.right <= box.right + 0.5; }); }"""
+            return b.width > 0 && b.left >= box.left - 0.5 && b.right <= box.right + 0.5; }); }""",
+        name,
     )
     assert inside
     row.scroll_into_view_if_needed()
