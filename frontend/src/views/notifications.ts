@@ -51,8 +51,7 @@ export function notificationsView(el: HTMLElement): View {
   async function friend(n: any, accept: boolean): Promise<void> {
     try {
       await post(`/api/friends/requests/${n.payload.request_id}/${accept ? "accept" : "decline"}`);
-      answered.add(n.id);
-      await post(`/api/notifications/${n.id}/read`);
+      answered.add(n.id);  // the answer reads its notification on the server
       load();
     } catch (e) {
       toast(errorText(e), "error");
