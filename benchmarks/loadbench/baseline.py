@@ -20,7 +20,7 @@ from typing import Any
 import orjson
 
 from app.main import GC_THRESHOLDS
-from loadbench.players import gather_limited, open_ws, pace, quiet_client_gc
+from loadbench.players import expire, gather_limited, listen, open_ws, pace, quiet_client_gc
 from loadbench.servers import CALLGRIND, CLIENT, MAX_CONNECTIONS, REPO, free_port, start
 from loadbench.stats import Stats
 
@@ -78,44 +78,48 @@ class EchoTable:
         self.socks: list[Any] = []
         self.v = 0
         self.counts: dict[int, list[float]] = {}
-        self.waiting: tuple[int, float, asyncio.Future[float]] | None = None
-        self.error: asyncio.Future[str] | None = None
+        # the move in flight: its version, when it was sent, and what it waits for (the
+        # latency once all sockets have it, or the server's error)
+        self.waiting: tuple[int, float, asyncio.Future[float | str]] | None = None
 
-    async def read(self, ws: Any) -> None:
-        async for raw in ws:
-            msg = orjson.loads(raw)
-            if "error" in msg:
-                if self.error is not None and not self.error.done():
-                    self.error.set_result(msg["error"])
-                continue
-            v = msg["v"]
-            if v > self.v:  # a move that timed out was applied later: follow it
-                self.v = v
-            entry = self.counts.setdefault(v, [0, 0.0])
-            entry[0] += 1
-            entry[1] = time.perf_counter()
-            if self.waiting and self.waiting[0] == v and entry[0] >= len(self.socks):
-                _, t0, fut = self.waiting
-                if not fut.done():
-                    fut.set_result(entry[1] - t0)
+    def take(self, raw: bytes | str) -> None:
+        msg = orjson.loads(raw)
+        if "error" in msg:
+            if self.waiting is not None and not self.waiting[2].done():
+                self.waiting[2].set_result(str(msg["error"]))
+            return
+        v = msg["v"]
+        if v > self.v:  # a move that timed out was applied later: follow it
+            self.v = v
+        entry = self.counts.setdefault(v, [0, 0.0])
+        entry[0] += 1
+        entry[1] = time.perf_counter()
+        if self.waiting and self.waiting[0] == v and entry[0] >= len(self.socks):
+            _, t0, fut = self.waiting
+            if not fut.done():
+                fut.set_result(entry[1] - t0)
 
     async def move(self, stats: Stats, timeout: float, counted: bool) -> None:
         v = self.v + 1  # one sender per table at a time, so versions are predictable
         loop = asyncio.get_running_loop()
-        fut: asyncio.Future[float] = loop.create_future()
-        self.error = loop.create_future()
+        fut: asyncio.Future[float | str] = loop.create_future()
         t0 = time.perf_counter()
         self.waiting = (v, t0, fut)
-        await self.socks[v % len(self.socks)].send(orjson.dumps({"m": v}).decode())
-        waiters: set[asyncio.Future[Any]] = {fut, self.error}
-        done, _ = await asyncio.wait(waiters, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        timer = loop.call_later(timeout, expire, [fut])  # as the main run's players
+        try:
+            await self.socks[v % len(self.socks)].send(orjson.dumps({"m": v}).decode())
+            outcome: float | str = await fut
+        except TimeoutError:
+            outcome = "timeout"
+        finally:
+            timer.cancel()
         self.counts.pop(v - 4, None)
-        if fut in done:
+        if isinstance(outcome, float):
             if counted:
                 stats.served += 1
-                stats.record(fut.result() * 1000)
+                stats.record(outcome * 1000)
             return
-        stats.failed(self.error.result() if self.error in done else "timeout", timeout, counted)
+        stats.failed(outcome, timeout, counted)
         self.v = max(self.v, v)
 
 
@@ -165,7 +169,9 @@ async def open_echo_tables(
         ws = await open_ws(f"ws://127.0.0.1:{ports[t % len(ports)]}")
         await ws.send(orjson.dumps({"table": table.tid}).decode())
         table.socks.append(ws)
-        readers.append(asyncio.create_task(table.read(ws)))
+        reader = listen(ws, table.take)
+        if reader is not None:
+            readers.append(reader)
 
     await gather_limited(
         [open_sock(t, table) for t, table in enumerate(tables) for _ in range(4)], 64

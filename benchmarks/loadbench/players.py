@@ -11,6 +11,7 @@ import gc
 import random
 import time
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 import httpx
@@ -43,6 +44,20 @@ async def open_ws(url: str, headers: dict[str, str] | None = None) -> Any:
     )
 
 
+def listen(ws: Any, take: Callable[[bytes | str], None]) -> asyncio.Task[None] | None:
+    """Hands each message of ``ws`` to ``take``: straight from the lean client's protocol
+    callback, or from a reader task on the ``websockets`` library's client."""
+    if isinstance(ws, wsclient.Socket):
+        ws.listen(take)
+        return None
+
+    async def read() -> None:
+        async for raw in ws:
+            take(raw)
+
+    return asyncio.create_task(read())
+
+
 def natural(card: int) -> bool:
     return not WILD_CAPABLE[card]
 
@@ -56,14 +71,16 @@ class Seat:
         self.hand: list[int] = []
         self.acks: dict[str, asyncio.Future[dict[str, Any]]] = {}
 
-    async def run(self, stats: Stats) -> None:
-        async for raw in self.ws:
+    def reader(self, stats: Stats) -> Callable[[bytes | str], None]:
+        def take(raw: bytes | str) -> None:
             message = orjson.loads(raw)
             if message["type"] == "batch":  # several records of one commit
                 for f in message["frames"]:
                     self.receive(f, stats)
             else:
                 self.receive(message, stats)
+
+        return take
 
     def receive(self, f: dict[str, Any], stats: Stats) -> None:
         typ = f["type"]
@@ -229,31 +246,42 @@ class Table:
         ack_fut: asyncio.Future[dict[str, Any]] = loop.create_future()
         seat.acks[cid] = ack_fut
         t0 = time.perf_counter()
-        await seat.ws.send(
-            orjson.dumps(
-                {"type": "command", "table": self.tid, "cid": cid, "command": command}
-            ).decode()
-        )
+        # One timer for the whole move (the ack, then the last socket's copy), not a
+        # wait_for (a waiter, a timer and callbacks) for each: the players are the
+        # measuring instrument, and what they spend the servers wait for.
+        waiting: list[asyncio.Future[Any]] = [ack_fut]
+        timer = loop.call_later(timeout, expire, waiting)
         try:
-            ack = await asyncio.wait_for(ack_fut, timeout)
-        except TimeoutError:
-            seat.acks.pop(cid, None)
-            stats.failed("timeout", timeout, counted)
-            return
-        if ack["type"] != "ack":
-            stats.failed(ack.get("code", "error"), timeout, counted)
-            if ack.get("code") == "rate_limited":  # told to slow down: the bucket refills
-                await asyncio.sleep(1.0)
-            return
-        done: asyncio.Future[float] = loop.create_future()
-        self.waiting = (ack["v"], t0, done)
-        self._check()
-        try:
-            latency = await asyncio.wait_for(done, max(0.01, t0 + timeout - time.perf_counter()))
-        except TimeoutError:
-            self.waiting = None
-            stats.failed("timeout", timeout, counted)
-            return
+            await seat.ws.send(
+                orjson.dumps(
+                    {"type": "command", "table": self.tid, "cid": cid, "command": command}
+                ).decode()
+            )
+            try:
+                ack = await ack_fut
+            except TimeoutError:
+                seat.acks.pop(cid, None)
+                stats.failed("timeout", timeout, counted)
+                return
+            if ack["type"] != "ack":
+                stats.failed(ack.get("code", "error"), timeout, counted)
+                if ack.get("code") == "rate_limited":  # told to slow down: the bucket refills
+                    await asyncio.sleep(1.0)
+                return
+            done: asyncio.Future[float] = loop.create_future()
+            waiting[0] = done
+            if len(waiting) > 1:  # the time was up as the ack came
+                done.set_exception(TimeoutError())
+            self.waiting = (ack["v"], t0, done)
+            self._check()
+            try:
+                latency = await done
+            except TimeoutError:
+                self.waiting = None
+                stats.failed("timeout", timeout, counted)
+                return
+        finally:
+            timer.cancel()
         for old in [k for k in self.arrivals if k < ack["v"] - 8]:
             del self.arrivals[old]
         # Any version of this commit may have ended the hand, not only its last one.
@@ -263,6 +291,15 @@ class Table:
             stats.served += 1
             stats.kinds[command["type"]] += 1
             stats.record(latency * 1000, f"{command['type']}, {mark}" if mark else command["type"])
+
+
+def expire(waiting: list[asyncio.Future[Any]]) -> None:
+    """A move's time is up: what it waits for now fails with ``TimeoutError`` (marked
+    for the next wait when this one has its result but its waiter has not run yet)."""
+    if waiting[0].done():
+        waiting.append(waiting[0])
+    else:
+        waiting[0].set_exception(TimeoutError())
 
 
 async def pace(
@@ -390,7 +427,9 @@ async def setup_tables(
             url, {"Cookie": f"buraco_session={cookies[4 * t + seat.index]}", "Origin": ORIGIN}
         )
         await seat.ws.recv()  # hello
-        readers.append(asyncio.create_task(seat.run(stats)))
+        reader = listen(seat.ws, seat.reader(stats))
+        if reader is not None:
+            readers.append(reader)
         await seat.ws.send(orjson.dumps({"type": "watch", "table": seat.table.tid}).decode())
 
     async def post(c: httpx.AsyncClient, url: str, **kw: Any) -> httpx.Response:

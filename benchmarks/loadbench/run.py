@@ -28,6 +28,7 @@ from loadbench.servers import (
     RedisNodes,
     callgrind,
     cpu_seconds,
+    cpu_split,
     database_url,
     free_port,
     fresh_database,
@@ -67,6 +68,7 @@ async def window(
         task = asyncio.create_task(pace(players, system, seconds + warm, timeout))
         await asyncio.sleep(warm)
     cpu0, rcpu0, cmd0 = sum(cpu_seconds(p) for p in pids), nodes.cpu(), nodes.commands()
+    sys0 = sum(cpu_split(p)[1] for p in pids)
     redis_pids = nodes.local_pids()
     wait0 = sum(runqueue_seconds(p) for p in pids)
     rwait0 = sum(runqueue_seconds(p) for p in redis_pids)
@@ -91,6 +93,7 @@ async def window(
         callgrind(p, "-i", "off")
     system.seconds += time.perf_counter() - t0
     system.cpu += sum(cpu_seconds(p) for p in pids) - cpu0
+    system.cpu_kernel += sum(cpu_split(p)[1] for p in pids) - sys0
     system.runqueue += max(0.0, sum(runqueue_seconds(p) for p in pids) - wait0) / max(len(pids), 1)
     if redis_pids:
         system.redis_runqueue += max(

@@ -52,6 +52,41 @@ async def test_messages_of_every_length_go_and_come_back_masked_and_unmasked() -
     await with_server(echo, client)
 
 
+async def test_listen_hands_each_message_over_as_it_is_read_in_order() -> None:
+    async def burst(ws: ServerConnection) -> None:
+        await ws.recv()
+        for i in range(5):
+            await ws.send(f"m{i}")
+        await ws.recv()  # the client listens from here
+        for i in range(5, 300):
+            await ws.send(f"m{i}")
+        await ws.send("end")
+        await ws.wait_closed()
+
+    async def client(url: str) -> None:
+        ws = await wsclient.connect(url)
+        await ws.send("go")
+        assert await ws.recv() == b"m0"
+        await asyncio.sleep(0.2)  # m1..m4 wait in the queue
+        got: list[bytes] = []
+        done = asyncio.get_running_loop().create_future()
+
+        def take(message: bytes) -> None:
+            got.append(message)
+            if message == b"end":
+                done.set_result(None)
+
+        ws.listen(take)
+        assert got == [b"m1", b"m2", b"m3", b"m4"]  # the queued ones first, at once
+        await ws.send("more")
+        await asyncio.wait_for(done, 10)
+        assert got == [f"m{i}".encode() for i in range(1, 300)] + [b"end"]
+        assert not ws.messages  # nothing went to the queue meanwhile
+        await ws.close()
+
+    await with_server(burst, client)
+
+
 async def test_headers_reach_the_server_and_a_refusal_fails_the_open() -> None:
     seen: dict[str, Any] = {}
 
