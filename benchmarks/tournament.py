@@ -53,7 +53,7 @@ ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(HERE))
 
-from loadbench.players import Table, open_ws  # noqa: E402
+from loadbench.players import Table, open_ws, read_all  # noqa: E402
 from loadbench.servers import ORIGIN, free_port, start_redis, stop, wait_ready  # noqa: E402
 from loadbench.stats import Stats  # noqa: E402
 from scratch import create_database, drop_database  # noqa: E402
@@ -168,7 +168,7 @@ async def play_match(
                     {"Cookie": f"buraco_session={seated[i].cookie}", "Origin": ORIGIN},
                 )
                 await seat.ws.recv()  # hello
-                readers[i] = asyncio.create_task(seat.run(stats))
+                readers[i] = asyncio.create_task(read_all(seat.ws, seat.reader(stats)))
                 await seat.ws.send(orjson.dumps({"type": "watch", "table": table_id}).decode())
                 return
             except OSError:

@@ -50,12 +50,14 @@ def listen(ws: Any, take: Callable[[bytes | str], None]) -> asyncio.Task[None] |
     if isinstance(ws, wsclient.Socket):
         ws.listen(take)
         return None
+    return asyncio.create_task(read_all(ws, take))
 
-    async def read() -> None:
-        async for raw in ws:
-            take(raw)
 
-    return asyncio.create_task(read())
+async def read_all(ws: Any, take: Callable[[bytes | str], None]) -> None:
+    """Hands each message of ``ws`` to ``take`` until the socket closes (a task that ends
+    with it, for a caller that watches for the close)."""
+    async for raw in ws:
+        take(raw)
 
 
 def natural(card: int) -> bool:
