@@ -273,6 +273,12 @@ async def measure(
         await asyncio.sleep(0.6)  # the servers move their pauses into the metric every 0.5 s
         after = await gc_pauses(bases)
         main_stats.gc.update({k: after[k] - before[k] for k in after})
+        main_stats.window_gc.append(
+            (
+                int(sum(after[f"count{g}"] - before[f"count{g}"] for g in range(3))),
+                (after["seconds"] - before["seconds"]) * 1000,
+            )
+        )
         await window(
             base_stats, base_players, each, args.move_timeout, base_pids, nodes, base_players.pid
         )

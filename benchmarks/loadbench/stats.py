@@ -46,6 +46,8 @@ class Stats:
         self.instructions = 0  # with --callgrind
         self.idle_rate = 0.0  # instructions per second with no moves (--callgrind)
         self.window_p99: list[float] = []  # ms, one per measured window
+        # the servers' collector pauses in each window: (how many, ms in all)
+        self.window_gc: list[tuple[int, float]] = []
         self.machine_busy = 0.0  # CPU seconds the whole machine spent busy in the windows
         self.machine_steal = 0.0  # CPU seconds stolen by the hypervisor in the windows
         self.client_cpu = 0.0  # CPU seconds both clients (this process, the baseline's) spent
@@ -254,7 +256,8 @@ def summary(
     busy, base_busy = m.machine_busy / max(m.seconds, 1e-9), b.machine_busy / max(b.seconds, 1e-9)
     steal = (m.machine_steal + b.machine_steal) / max(elapsed * (os.cpu_count() or 1), 1e-9)
     print(
-        f"p99 by window (ms): server {[round(x, 1) for x in m.window_p99]}, baseline "
+        f"p99 by window (ms): server {[round(x, 1) for x in m.window_p99]} (collector "
+        f"pauses, ms: {[(n, round(ms, 1)) for n, ms in m.window_gc]}), baseline "
         f"{[round(x, 1) for x in b.window_p99]}; machine busy {busy:.2f} of "
         f"{os.cpu_count()} cores in the server's windows, {base_busy:.2f} in the "
         f"baseline's; stolen {steal:.1%}",
@@ -332,6 +335,7 @@ def summary(
         "load_average": round(os.getloadavg()[0], 2),
         "p99_ms_windows": [round(x, 2) for x in m.window_p99],
         "baseline_p99_ms_windows": [round(x, 2) for x in b.window_p99],
+        "server_gc_pauses_windows": [[n, round(ms, 1)] for n, ms in m.window_gc],
         "machine_busy_cores": round(busy, 2),
         "baseline_machine_busy_cores": round(base_busy, 2),
         "steal_share": round(steal, 4),

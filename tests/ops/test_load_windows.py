@@ -148,12 +148,18 @@ def test_a_run_reports_each_window_and_the_machine(pg_url: str, tmp_path: Path) 
     assert any(line.startswith("waiting for a CPU (ms per second of window): ") for line in lines)
     assert any(" us in the baseline's; load average " in line for line in lines), lines
     assert any(line.startswith("p99 by window (ms): server [") for line in lines), lines
+    assert any(" (collector pauses, ms: [(" in line for line in lines), lines
     # the servers' collector pauses in their windows, from their buraco_gc_pause_seconds
     pauses = summary["server_gc_pauses"]
     assert 0 <= summary["server_gc_pauses_over_10ms"] <= summary["server_gc_pauses_over_5ms"]
     assert summary["server_gc_pauses_over_5ms"] <= pauses, summary
     assert summary["server_gc_pause_ms"] >= 0, summary
     assert sum(summary["server_gc_pauses_by_generation"]) == pauses, summary
+    # and window by window: as many windows as rounds, adding up to the whole
+    by_window = summary["server_gc_pauses_windows"]
+    assert len(by_window) == 2, summary
+    assert sum(n for n, _ in by_window) == pauses, summary
+    assert abs(sum(ms for _, ms in by_window) - summary["server_gc_pause_ms"]) < 0.5, summary
     assert any(line.startswith("servers' collector in their windows: ") for line in lines)
     # where a move's time went, from the servers' own histograms: the moves served were
     # commands committed, each of which reached both processes' subscribers
