@@ -3,15 +3,17 @@
 Needs redis-server installed: it starts a private one on a free port and stops it after.
 
 It plays real hands (every seat a GreedyBot, Cerrado, 4 players) and commits every
-command's records and the new state to a private redis-server through the server's own
-``TableStore.commit``, as a live table does, many tables at once. Then it reads what
+command's records, and the new state when one is due (every ``--state-every``
+versions: by default the server's own ``STATE_EVERY``), to a private redis-server
+through the server's own ``TableStore.commit``, as a live table does, many tables at
+once. Then it reads what
 Redis itself counted: microseconds per commit script call (``INFO commandstats``, time
 inside Redis only, so the client's speed and most of the machine's noise stay out of
 it) and Redis memory per table (``MEMORY USAGE`` of every key, summed).
 
 Human-readable lines first; the LAST line is one JSON object: ``{"tables": ...,
 "commits": ..., "records_per_table": ..., "redis_us_per_commit": ...,
-"redis_kib_per_table": ...}``.
+"redis_kib_per_table": ..., "state_every": ...}``.
 
 Measured with ``--tables 1000 --hands 20`` (143 records a table, one hand each), runs
 alternated: with each record also added to a capped stream beside the log (the code of
@@ -53,7 +55,7 @@ from app.rules.ruleset import make_ruleset  # noqa: E402
 from app.rules.serialize import state_to_dict  # noqa: E402
 from app.rules.state import DRAW, PLAY, initial_state  # noqa: E402
 from app.tables.play.service import game_records  # noqa: E402
-from app.tables.storage.store import TableStore  # noqa: E402
+from app.tables.storage.store import STATE_EVERY, TableStore  # noqa: E402
 
 
 def hand(seed: int) -> list[tuple[list[dict[str, Any]], bytes]]:
@@ -70,8 +72,12 @@ def hand(seed: int) -> list[tuple[list[dict[str, Any]], bytes]]:
     return steps
 
 
-async def play(url: str, tables: int, hands: list[list[Any]], concurrency: int) -> int:
-    """Every table commits its hand's steps in order; ``concurrency`` tables at a time."""
+async def play(
+    url: str, tables: int, hands: list[list[Any]], concurrency: int, state_every: int
+) -> int:
+    """Every table commits its hand's steps in order; ``concurrency`` tables at a time.
+    The state goes with the first commit and with each that crosses a multiple of
+    ``state_every`` versions, as ``TableService.mutate`` saves it during a hand."""
     client = create_redis(url, max_connections=concurrency)
     store = TableStore(client)
     commits = 0
@@ -82,7 +88,8 @@ async def play(url: str, tables: int, hands: list[list[Any]], concurrency: int) 
         for records, state in hands[t % len(hands)]:
             for i, r in enumerate(records):
                 r["v"] = v + 1 + i
-            v = await store.commit(f"b{t}", v, records, state=state, cid=f"c{v}")
+            due = v == 0 or (v + len(records)) // state_every != v // state_every
+            v = await store.commit(f"b{t}", v, records, state=state if due else None, cid=f"c{v}")
             commits += 1
 
     sem = asyncio.Semaphore(concurrency)
@@ -101,6 +108,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tables", type=int, default=1000)
     parser.add_argument("--hands", type=int, default=20, help="distinct hands, reused")
     parser.add_argument("--concurrency", type=int, default=64)
+    parser.add_argument(
+        "--state-every",
+        type=int,
+        default=STATE_EVERY,
+        help="save the state every this many versions (1: with every commit)",
+    )
     args = parser.parse_args(argv)
     hands = [hand(seed) for seed in range(args.hands)]
     logs = Path(tempfile.mkdtemp(prefix="buraco-commit-"))
@@ -109,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
         r = redis.Redis.from_url(url)
         r.config_resetstat()
         t0 = time.perf_counter()
-        commits = asyncio.run(play(url, args.tables, hands, args.concurrency))
+        commits = asyncio.run(play(url, args.tables, hands, args.concurrency, args.state_every))
         wall = time.perf_counter() - t0
         stats = r.info("commandstats")
         script = stats.get("cmdstat_evalsha") or stats.get("cmdstat_eval") or {}
@@ -128,6 +141,7 @@ def main(argv: list[str] | None = None) -> int:
         "records_per_table": round(records, 1),
         "redis_us_per_commit": round(float(script.get("usec_per_call", 0.0)), 2),
         "redis_kib_per_table": round(used / args.tables / 1024, 2),
+        "state_every": args.state_every,
     }
     print(
         f"{commits} commits of {args.tables} tables ({records:.0f} records each) in "

@@ -119,6 +119,25 @@ async def test_one_commit_saves_every_field_record_and_timer_it_carries(
         await store.redis.zrem(TIMERS_KEY, *(m for m, _ in timers))
 
 
+async def test_a_load_reads_the_saved_state_and_the_records_logged_after_it(
+    store: TableStore,
+) -> None:
+    """A commit without a state leaves the saved one and its version (``sv``) alone; a
+    load returns that state with every record after it, and none once a commit saves
+    the state again."""
+    tid = secrets.token_hex(6)
+    assert await store.commit(tid, 0, [record(1)], meta=b'{"m":1}', state=b'{"s":1}') == 1
+    assert await store.commit(tid, 1, [record(2), record(3)], channel="") == 3
+    assert await store.commit(tid, 3, [record(4)], channel="") == 4
+    loaded = await store.load(tid)
+    assert loaded is not None and (loaded.v, loaded.state) == (4, b'{"s":1}')
+    assert [orjson.loads(r)["v"] for r in loaded.after] == [2, 3, 4]
+    assert await store.commit(tid, 4, [record(5)], state=b'{"s":5}', channel="") == 5
+    loaded = await store.load(tid)
+    assert loaded is not None and (loaded.v, loaded.state, loaded.after) == (5, b'{"s":5}', [])
+    assert await store.redis.hget(f"{{t:{tid}}}:h", "sv") in ("5", b"5")
+
+
 async def test_a_gap_is_read_back_from_the_log_by_version(store: TableStore) -> None:
     """Version v is the log's entry v - 1, however the records were grouped into
     commits; a gap longer than RESUME_MAX_RECORDS is not replayed (a snapshot is sent)."""

@@ -39,9 +39,10 @@ from app.tables.play import clock
 from app.tables.play.botplay import BotPlayer
 from app.tables.play.hooks import FreeTables, GameResult, TableHooks
 from app.tables.storage import listing, replays
-from app.tables.storage.cache import TableCache
+from app.tables.storage.cache import TableCache, fold
 from app.tables.storage.meta import BotStrength, HandFairness, TableMeta, bot_seat
 from app.tables.storage.store import (
+    STATE_EVERY,
     Conflict,
     Duplicate,
     TableStore,
@@ -146,6 +147,14 @@ class TableService:
         meta = TableMeta.model_validate_json(loaded.meta)
         meta.turn_deadline = loaded.clock
         state = state_from_dict(orjson.loads(loaded.state)) if loaded.state else None
+        if loaded.after:  # the records since the state was last saved (store.LOAD_LUA)
+            records = [orjson.loads(raw) for raw in loaded.after]
+            if [r.get("v") for r in records] != list(
+                range(loaded.v - len(records) + 1, loaded.v + 1)
+            ):
+                log.error("table %s: its log does not follow its saved state", table_id)
+                raise AppError("table_unavailable", "That table cannot be loaded now.", 503)
+            state = fold(state, records, lambda: meta.rules)
         self.cache.put(table_id, loaded.v, meta, state)
         return loaded.v, meta, state
 
@@ -179,18 +188,30 @@ class TableService:
                 return v, change
             for i, record in enumerate(change.records, start=1):
                 record["v"] = v + i
+            # The records determine the new state unless none is a game record. Even
+            # then the state is saved when it is the table's first, with a new meta,
+            # and on crossing a multiple of STATE_EVERY versions (changed or not), so
+            # that a load never folds more than that many records (store.LOAD_LUA).
+            determined = any(r["k"] == "g" for r in change.records)
+            after = change.state if change.state is not None else state
+            saved = after is not None and (
+                state is None
+                or (change.state is not None and (not determined or change.meta is not None))
+                or (v + len(change.records)) // STATE_EVERY != v // STATE_EVERY
+            )
             try:
                 new_v = await self.store.commit(
                     table_id,
                     v,
                     change.records,
                     meta=change.meta.model_dump_json().encode() if change.meta else None,
-                    state=orjson.dumps(state_to_dict(change.state)) if change.state else None,
+                    state=orjson.dumps(state_to_dict(after))
+                    if saved and after is not None
+                    else None,
                     cid=cid,
                     timers=change.timers,
                     clock=change.clock,
-                    publish_state=change.state is not None
-                    and not any(r["k"] == "g" for r in change.records),
+                    publish_state=change.state is not None and not determined,
                 )
             except Conflict as conflict:
                 # The refusal says where the table is. The cache may have caught up with it

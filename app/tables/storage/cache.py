@@ -17,6 +17,7 @@ whose turn it is.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -61,17 +62,25 @@ class Entry:
         return self._state
 
     def fold(self, records: list[dict[str, Any]]) -> None:
-        """Apply the game records of one commit to the state (a first deal starts from
-        the rules' initial state, as the service's first deal does)."""
-        state = self.state()
-        for record in records:
-            if record.get("k") != "g":
-                continue
-            event = record.get("_ev") or event_from_dict(record["e"])
-            if state is None:
-                state = initial_state(ruleset_from_dict(self.meta().rules))
-            state = evolve(state, event)
-        self._state = state
+        """Apply the game records of one commit to the state."""
+        self._state = fold(self.state(), records, lambda: self.meta().rules)
+
+
+def fold(
+    state: State | None, records: list[dict[str, Any]], rules: Callable[[], dict[str, Any]]
+) -> State | None:
+    """``state`` with the game records of ``records`` applied in order (a first deal
+    starts from the initial state of the meta's ``rules``, as the service's first deal
+    does). The cache advances by it, and a load brings a saved state up to the table's
+    version by it (``store.LOAD_LUA``)."""
+    for record in records:
+        if record.get("k") != "g":
+            continue
+        event = record.get("_ev") or event_from_dict(record["e"])
+        if state is None:
+            state = initial_state(ruleset_from_dict(rules()))
+        state = evolve(state, event)
+    return state
 
 
 class TableCache:

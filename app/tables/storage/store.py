@@ -3,9 +3,11 @@
 Every key of a table carries the hash tag ``{t:ID}`` so the commit script, which touches
 all of them, also runs on Redis Cluster. A commit is one atomic script: check the
 version, refuse a repeated command id, append the records (each with its own contiguous
-version) to the log, save meta and state, publish, and on one server also add the
-move's new timers. The log serves both a client resuming after a gap (its last records,
-read by index: version ``v`` is entry ``v - 1``) and the archive at the game's end.
+version) to the log, save the meta and the state when given (``LOAD_LUA`` says when
+the state is), publish, and on one server also add the move's new timers. The log
+serves a client resuming after a gap (its last records, read by index: version ``v``
+is entry ``v - 1``), a load (the records after the saved state) and the archive at
+the game's end.
 Other keys outside a table (the lobby index) are separate calls.
 
 The publish on the table's channel ``tch:{t:ID}`` carries EVENTS, not states:
@@ -22,7 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
@@ -38,6 +40,7 @@ from app.core.buckets import bucket_count, bucket_key, bucket_keys
 from app.core.redis import as_text
 from app.core.redisline import lines_for, redirected
 
+STATE_EVERY = 32  # a commit crossing a multiple of this many versions saves the state
 RESUME_MAX_RECORDS = 512  # a longer gap is answered with a fresh snapshot, not its records
 TABLE_TTL_SECONDS = 6 * 3600  # a finished or closed table lingers this long
 LOBBY_KEY = "lobby:tables"  # public tables waiting for players
@@ -47,8 +50,10 @@ PROCS_KEY = "procs"  # server process id -> its last heartbeat (a sorted set)
 LOBBY_CHANNEL = "lobby"
 
 COMMIT_LUA = """
-local v = tonumber(redis.call('HGET', KEYS[1], 'v') or '0')
+local h = redis.call('HMGET', KEYS[1], 'v', 'sv')
+local v = tonumber(h[1] or '0')
 if v ~= tonumber(ARGV[1]) then return {0, v} end
+local before = v
 if ARGV[5] ~= '' then
   local seen = redis.call('HGET', KEYS[3], ARGV[5])
   if seen then return {-1, tonumber(seen)} end
@@ -60,7 +65,12 @@ if n > 0 then redis.call('RPUSH', KEYS[2], unpack(recs)) end
 v = v + n
 local fields = {'v', v}
 if ARGV[3] ~= '' then fields[#fields + 1] = 'meta'; fields[#fields + 1] = ARGV[3] end
-if ARGV[4] ~= '' then fields[#fields + 1] = 'state'; fields[#fields + 1] = ARGV[4] end
+if ARGV[4] ~= '' then
+  fields[#fields + 1] = 'state'; fields[#fields + 1] = ARGV[4]
+  fields[#fields + 1] = 'sv'; fields[#fields + 1] = v
+elseif not h[2] then
+  fields[#fields + 1] = 'sv'; fields[#fields + 1] = before
+end
 if ARGV[8 + n] ~= '' then fields[#fields + 1] = 'clock'; fields[#fields + 1] = ARGV[8 + n] end
 redis.call('HSET', KEYS[1], unpack(fields))
 if ARGV[5] ~= '' then
@@ -80,6 +90,27 @@ if m > 0 then
   redis.call('ZADD', KEYS[4], unpack(timers))
 end
 return {1, v}
+"""
+
+
+# A table's state as of its last commit is its saved state (``state``, at version
+# ``sv``) with the game records after ``sv`` folded in. Only some commits save the state
+# (``TableService.mutate``: the table's first state, a change the records do not
+# determine, one that saves the meta too, and one that crosses a multiple of
+# ``STATE_EVERY`` versions), so a load folds fewer records than that, and an ordinary
+# move writes no state at all. A table with no state has no game record to fold (its
+# first state is always saved). A table saved before ``sv`` existed had its state saved
+# by every commit: the first commit that does not save it records ``sv`` as the version
+# before it.
+LOAD_LUA = """
+local h = redis.call('HMGET', KEYS[1], 'v', 'meta', 'state', 'clock', 'sv')
+local seen = false
+if ARGV[1] ~= '' then seen = redis.call('HGET', KEYS[3], ARGV[1]) end
+local after = {}
+if h[3] and h[5] and tonumber(h[5]) < tonumber(h[1]) then
+  after = redis.call('LRANGE', KEYS[2], tonumber(h[5]), tonumber(h[1]) - 1)
+end
+return {h[1], h[2], h[3], h[4], seen, after}
 """
 
 
@@ -133,6 +164,9 @@ class Loaded:
     state: bytes | None
     seen: int | None = None  # the version a repeated command id produced
     clock: float | None = None  # the turn clock's deadline, if one was ever started
+    # The records after the saved state, in order (encoded as in the log): the state at
+    # ``v`` is ``state`` with their game records folded in (LOAD_LUA).
+    after: list[bytes] = field(default_factory=list)
 
 
 class Conflict(Exception):
@@ -153,6 +187,7 @@ class TableStore:
         one server, ``CLUSTER_BUCKETS`` on a cluster, so no shard holds them all)."""
         self.redis = redis
         self._commit = redis.register_script(COMMIT_LUA)
+        self._load = redis.register_script(LOAD_LUA)
         # The commit goes on its own pipelined connection to its table's server
         # (app/core/redisline.py): a third of a move's CPU was redis-py's round trip.
         self._lines = lines_for(redis)
@@ -208,19 +243,19 @@ class TableStore:
         return replies
 
     async def load(self, table_id: str, cid: str = "") -> Loaded | None:
-        """The table's version, meta and state (and, for a command id, the version it
-        produced if it was seen before) in one round trip."""
-        async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.hmget(k_hash(table_id), ["v", "meta", "state", "clock"])
-            if cid:
-                pipe.hget(k_cids(table_id), cid)
-            replies = await pipe.execute()
-        v, meta, state, clock = replies[0]
+        """The table's version, meta, saved state and the records after it (and, for a
+        command id, the version it produced if it was seen before) in one round trip."""
+        keys = [k_hash(table_id), k_log(table_id), k_cids(table_id)]
+        v, meta, state, clock, seen, after = await self._load(keys=keys, args=[cid])
         if v is None:
             return None
-        seen = int(replies[1]) if cid and replies[1] is not None else None
         return Loaded(
-            int(v), _bytes(meta), _bytes(state), seen, float(clock) if clock is not None else None
+            int(v),
+            _bytes(meta),
+            _bytes(state),
+            int(seen) if seen is not None else None,
+            float(clock) if clock is not None else None,
+            [b for b in map(_bytes, after) if b is not None],
         )
 
     async def commit(
