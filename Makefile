@@ -95,18 +95,16 @@ imports: install
 # Exit code 5 means "no tests collected": not a failure of the suite itself.
 # The first part runs on three workers on a 2-core machine: its benchmark runs and
 # servers wait on fixed windows while another file computes (418 s against 450 s on two
-# workers, on a slow 2-core VM). test-fast, all CPU, keeps one worker a core. Both
-# parallel parts start their longest files first (LONGEST_FIRST in tests/conftest.py;
-# --no-loadscope-reorder keeps that order).
+# workers, on a slow 2-core VM). test-fast, all CPU, keeps one worker a core.
 PYTEST_WORKERS ?= 2
 PARALLEL_WORKERS ?= 3
 BROWSER_WORKERS ?= 3
 # Every part runs even when one fails, so one log shows every failure. Each part ends
 # with its slowest tests (--durations): where CI's time goes.
 pytest: install native
-	$(BIN)/pytest -n $(PARALLEL_WORKERS) --dist loadfile --no-loadscope-reorder -m "not serial and not browser" --durations=25; par=$$?; \
+	$(BIN)/pytest -n $(PARALLEL_WORKERS) --dist loadfile -m "not serial and not browser" --durations=25; par=$$?; \
 	if [ $$par -eq 5 ]; then par=0; fi; \
-	$(BIN)/pytest -n $(BROWSER_WORKERS) --dist loadfile --no-loadscope-reorder -m browser --durations=15; web=$$?; \
+	$(BIN)/pytest -n $(BROWSER_WORKERS) --dist loadfile -m browser --durations=15; web=$$?; \
 	if [ $$web -eq 5 ]; then web=0; fi; \
 	$(BIN)/pytest -m serial --durations=15; ser=$$?; \
 	if [ $$ser -eq 5 ]; then echo "pytest collected no serial tests"; ser=0; fi; \

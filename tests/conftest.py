@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections import Counter
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -219,34 +218,6 @@ SERIAL_PATHS = (
 )
 
 
-# The longest files of the parallel parts, longest first (from CI's --durations). With
-# `--no-loadscope-reorder` (Makefile) the workers take files in collection order, so
-# these start first and the other files, most tests first, fill in around them
-# (longest-processing-time-first scheduling). pytest-xdist's own order, by number of
-# tests alone, started the one-test fuzzing files last, and the part ended with one
-# worker running them while the others were idle.
-LONGEST_FIRST = (
-    "tests/ops/test_schemathesis_api.py",
-    "tests/api/test_schemathesis_rest.py",
-    "tests/economy/test_schemathesis.py",
-    "tests/ops/test_load_windows.py",
-    "tests/ops/test_load_cluster.py",
-    "tests/economy/test_races.py",
-    "tests/e2e/test_rematch.py",
-    "tests/e2e/test_replay_viewer.py",
-    "tests/e2e/test_friends_flow.py",
-    "tests/e2e/test_cut.py",
-    "tests/e2e/test_clock_and_end_sheet.py",
-    "tests/e2e/test_phone_hands.py",
-    "tests/e2e/test_tournaments.py",
-    "tests/e2e/test_presence.py",
-)
-
-
-def _file(item: pytest.Item) -> str:
-    return item.nodeid.split("::", 1)[0]
-
-
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if REAL_SERVICE_FIXTURES.intersection(getattr(item, "fixturenames", ())):
@@ -257,14 +228,6 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             # The other browser tests mostly wait (on the server, bots, clocks): a phase of
             # their own, a file per worker, more workers than cores.
             item.add_marker(pytest.mark.browser)
-    counts = Counter(_file(item) for item in items)
-
-    def start_rank(item: pytest.Item) -> tuple[int, int]:
-        path = _file(item)
-        known = LONGEST_FIRST.index(path) if path in LONGEST_FIRST else len(LONGEST_FIRST)
-        return known, -counts[path]
-
-    items.sort(key=start_rank)  # stable: each file's own order is kept
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
