@@ -25,6 +25,7 @@ from app.economy.models import GameBet
 from app.economy.notify import Outbox
 from app.economy.stakes import check_stake
 from app.economy.wallets import ensure_wallet
+from app.users.models import User
 
 
 def check_bet(bet: int) -> None:
@@ -96,6 +97,12 @@ async def start_game(
         return []  # already started
     people = sorted(set(users))
     if bet > 0:
+        # An account that no longer exists (its seat outlived it) cannot stake: it is
+        # answered like one that cannot pay, before any wallet is made for it.
+        found = set((await db.execute(select(User.id).where(User.id.in_(people)))).scalars())
+        gone = [u for u in people if u not in found]
+        if gone:
+            return gone
         for user_id in people:
             await ensure_wallet(db, user_id, settings)
     escrow = ledger.game_escrow(game_id)

@@ -8,7 +8,7 @@ from sqlalchemy import select
 
 from app.core.errors import AppError
 from app.economy.hooks import EconomyTables
-from app.economy.models import GameRecord, PlayerStats
+from app.economy.models import GameRecord, PlayerStats, Wallet
 from app.tables.play.hooks import GameResult
 from tests.economy.helpers import Listener, balance, coins, new_users
 
@@ -147,6 +147,25 @@ async def test_start_is_all_or_none(app: FastAPI, econ: EconomyTables) -> None:
     await econ.release_seat(a, "t-poor")
     await econ.release_seat(b, "t-other")
     assert await coins(maker, a) == START and await coins(maker, b) == START
+
+
+async def test_a_seat_whose_account_is_gone_cannot_stake_and_nothing_moves(
+    app: FastAPI, econ: EconomyTables
+) -> None:
+    """A table's seat can outlive its account (a deadline fills the table with bots and
+    starts it later): that player is answered like one who cannot pay, with no wallet
+    made for a user who does not exist and no error."""
+    (a,) = await new_users(app.state.sessionmaker, 1)
+    maker = app.state.sessionmaker
+    gone = a + 10_000
+    await econ.reserve_seat(a, "t-gone", BET)
+    assert await econ.start_game("gone", "t-gone", BET, [a, gone]) == [gone]
+    assert await balance(maker, "game:gone") == 0
+    assert await balance(maker, "hold:t-gone:" + str(a)) == BET
+    async with maker() as db:
+        assert await db.get(Wallet, gone) is None
+    await econ.release_seat(a, "t-gone")
+    assert await coins(maker, a) == START
 
 
 async def test_a_second_hold_is_refused_and_release_returns_the_hold(
