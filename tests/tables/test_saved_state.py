@@ -6,15 +6,12 @@ from __future__ import annotations
 
 import random
 import secrets
-from collections.abc import AsyncIterator
 from typing import Any
 
 import orjson
 import pytest
 
-from app.core.config import Settings
 from app.core.errors import AppError
-from app.core.redis import create_redis
 from app.rules import commands as C
 from app.rules.deal import random_deal
 from app.rules.engine import apply
@@ -26,16 +23,9 @@ from app.tables.play.service import Change, TableService, game_records, table_re
 from app.tables.storage.meta import TableMeta
 from app.tables.storage.store import STATE_EVERY, TableStore, k_hash, k_log
 from tests.tables.test_cache import meta
+from tests.tables.test_retries import rename, services
 
-
-@pytest.fixture
-async def services(tables_redis: str) -> AsyncIterator[tuple[TableService, TableService]]:
-    client = create_redis(tables_redis)
-    settings = Settings(env="test", redis_url=tables_redis)
-    try:
-        yield TableService(client, settings), TableService(client, settings)
-    finally:
-        await client.aclose()
+__all__ = ["services"]  # the two services on one Redis, as test_retries has them
 
 
 def new_table() -> TableMeta:
@@ -69,6 +59,14 @@ def move(bots: list[GreedyBot]) -> Any:
     return decide
 
 
+async def dealt(ours: TableService, seed: int) -> tuple[TableMeta, int, State | None]:
+    """A new table, created and dealt by ``ours``: (its meta, version, state)."""
+    table = new_table()
+    await ours.create(table)
+    v, change = await ours.mutate(table.id, first_deal(seed))
+    return table, v, change.state
+
+
 async def saved_at(store: TableStore, table_id: str) -> int | None:
     sv = await store.redis.hget(k_hash(table_id), "sv")
     return int(sv) if sv is not None else None
@@ -78,11 +76,8 @@ async def test_a_load_at_every_version_equals_the_engine_and_moves_rarely_save_t
     services: tuple[TableService, TableService],
 ) -> None:
     ours, fresh = services
-    table = new_table()
-    await ours.create(table)
-    v, change = await ours.mutate(table.id, first_deal(7))
+    table, v, truth = await dealt(ours, 7)
     assert await saved_at(ours.store, table.id) == v  # a new meta: the state is saved
-    truth = change.state
     bots = [GreedyBot(), GreedyBot()]
     saves = 0
     while truth is not None and truth.phase in (DRAW, PLAY) and v < 200:
@@ -112,9 +107,7 @@ async def test_a_table_saved_before_sv_existed_is_loaded_right_after_a_move(
     """Every commit used to save the state and knew no ``sv``: the first commit that does
     not save it marks the state as the version before it, so a load folds from there."""
     ours, fresh = services
-    table = new_table()
-    await ours.create(table)
-    v, change = await ours.mutate(table.id, first_deal(11))
+    table, _, _ = await dealt(ours, 11)
     await ours.redis.hdel(k_hash(table.id), "sv")  # as an older server left it
     bots = [GreedyBot(), GreedyBot()]
     v, change = await ours.mutate(table.id, move(bots))
@@ -128,9 +121,7 @@ async def test_a_log_that_does_not_follow_the_saved_state_is_refused_not_served(
     services: tuple[TableService, TableService],
 ) -> None:
     ours, fresh = services
-    table = new_table()
-    await ours.create(table)
-    await ours.mutate(table.id, first_deal(3))
+    table, _, _ = await dealt(ours, 3)
     bots = [GreedyBot(), GreedyBot()]
     for _ in range(3):
         v, _ = await ours.mutate(table.id, move(bots))
@@ -140,17 +131,6 @@ async def test_a_log_that_does_not_follow_the_saved_state_is_refused_not_served(
     with pytest.raises(AppError) as refused:
         await fresh.load(table.id)
     assert refused.value.code == "table_unavailable" and refused.value.status == 503
-
-
-def rename(name: str) -> Any:
-    """A change of the meta alone: the state stays as it was."""
-
-    def decide(v: int, current: TableMeta, state: State | None) -> Change:
-        renamed = current.edit()
-        renamed.name = name
-        return Change(meta=renamed, records=[table_record("renamed", renamed)])
-
-    return decide
 
 
 async def test_changes_that_leave_the_state_alone_never_make_a_load_read_far_back(
