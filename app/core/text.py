@@ -41,14 +41,19 @@ def schema_pattern(multiline: bool) -> str:
     """The JSON Schema ``pattern`` of such text: none of the characters ``clean_text``
     refuses, nor unassigned ones, nor those NFKC writes as several (a string of them could
     outgrow its limit once normalised). Tighter than the check itself, never looser, so
-    a request valid by the schema is accepted (tests/ops/test_schemathesis_api.py)."""
+    a request valid by the schema is accepted (tests/ops/test_schemathesis_api.py).
+
+    Written as the class of the characters allowed, not as the negation of those
+    refused: both match the same strings, but the refused ones are mostly the ~830,000
+    unassigned code points, and a generator that builds its alphabet from a class
+    character by character (Hypothesis's ``from_regex``, which the API's fuzz tests
+    use) took about 8 s on the negation against 1 s on this."""
     allowed = _CHAT_SPACES | _CHAT_JOINERS if multiline else frozenset()
     ranges: list[tuple[int, int]] = []
     for cp in range(sys.maxunicode + 1):
         c = chr(cp)
-        if c in allowed or (
-            unicodedata.category(c) not in _SCHEMA_REFUSED
-            and len(unicodedata.normalize("NFKC", c)) == 1
+        if c not in allowed and (
+            unicodedata.category(c) in _SCHEMA_REFUSED or len(unicodedata.normalize("NFKC", c)) != 1
         ):
             continue
         if ranges and ranges[-1][1] == cp - 1:
@@ -56,9 +61,7 @@ def schema_pattern(multiline: bool) -> str:
         else:
             ranges.append((cp, cp))
     return (
-        "^[^"
-        + "".join(_escape(a) + ("" if a == b else "-" + _escape(b)) for a, b in ranges)
-        + "]*$"
+        "^[" + "".join(_escape(a) + ("" if a == b else "-" + _escape(b)) for a, b in ranges) + "]*$"
     )
 
 

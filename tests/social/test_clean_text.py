@@ -4,6 +4,9 @@ width) and are NFKC-normalised before they are stored: the shared validator
 
 from __future__ import annotations
 
+import re
+import sys
+import unicodedata
 from collections.abc import Callable
 
 import httpx
@@ -11,7 +14,7 @@ import pytest
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.core.text import clean_text
+from app.core.text import clean_text, schema_pattern
 from app.social.models import ChatMessage
 from app.users.models import User
 
@@ -32,6 +35,29 @@ def test_clean_text_normalises() -> None:
     assert clean_text(f"hola {family}", multiline=True) == f"hola {family}"
     with pytest.raises(ValueError):
         clean_text(f"x{family}")  # a joiner in a name: refused
+
+
+@pytest.mark.parametrize("multiline", [False, True])
+def test_the_schema_pattern_admits_only_what_the_check_accepts(multiline: bool) -> None:
+    """The pattern the API's schema gives such text, tried on every code point: what it
+    admits, ``clean_text`` accepts unchanged in length (so a schema-valid request is never
+    refused); what it leaves out is refused, unassigned, or lengthened by NFKC."""
+    pattern = re.compile(schema_pattern(multiline))
+    admitted = 0
+    for cp in range(sys.maxunicode + 1):
+        c = chr(cp)
+        if pattern.fullmatch(c):
+            admitted += 1
+            assert len(clean_text(c, multiline=multiline) or " ") == 1, hex(cp)
+        elif not (multiline and c in "\n\r\t\u200c\u200d"):
+            refused = unicodedata.category(c) in {"Cc", "Cf", "Cs", "Co", "Cn"}
+            assert refused or len(unicodedata.normalize("NFKC", c)) != 1, hex(cp)
+    assert admitted > 100_000  # every script's letters, not a narrow allow-list
+    assert pattern.fullmatch("Mesa de Zoë 🂡 ÿ 麻將") and pattern.fullmatch("")
+    for bad in (RLO, "\u0000", "\u200b", "\ue000", "\u0378", "\ufb01", "\ud800"):
+        assert not pattern.fullmatch(f"mesa{bad}"), repr(bad)
+    if multiline:
+        assert pattern.fullmatch("hola\n\U0001f468\u200d\U0001f469")
 
 
 async def _guest(make_client: Make) -> httpx.AsyncClient:
