@@ -76,6 +76,11 @@ class Hub:
         self.expiry = sockets.ExpirySweep(self.sockets)  # their sessions' deadlines
         if service is not None:  # Redis lost its data: count our sockets again
             service.rejoin_hooks.append(self.recount_sockets)
+            # Among a table's watchers under the process's id; a commit of a table only
+            # this process watches is not published, but handed to _dispatch here.
+            service.store.proc_id = service.proc_id
+            service.store.local = self._dispatch
+            service.rejoin_hooks.append(self.rewatch)
         # A blocking read on a real server (stop() cancels the task): with a timeout every
         # message pays for a timer set and cancelled around its read. The embedded
         # fakeredis does not give up a blocking read when cancelled, so it polls.
@@ -85,6 +90,19 @@ class Hub:
         """Each open socket of this process among its user's again (sockets.recount)."""
         users = await sockets.recount(self.redis, self.sockets)
         log.warning("counted the sockets of %d users again", users)
+
+    async def rewatch(self) -> None:
+        """Count this process among the watchers of every table it watches, again: Redis
+        may have lost them (a flush, a failover to a replica that was behind). Until
+        then another process that finds itself the only watcher left publishes nothing,
+        and this one's viewers catch up from the log at their next message."""
+        if self.service is None:
+            return
+        for channel in list(self.listeners):
+            table_id = channel_table(channel)
+            if table_id is not None and channel in self.listeners:
+                with contextlib.suppress(Exception):
+                    await self.service.store.watch(table_id, True)
 
     async def start(self) -> None:
         self.expiry.start()
@@ -121,8 +139,19 @@ class Hub:
             first = not listeners
             listeners.add(deliver)
             if first:
-                table = channel_table(channel) is not None
+                table_id = channel_table(channel)
+                table = table_id is not None
                 self.table_count += table
+                if table_id is not None and self.service is not None:
+                    # Before the subscription and the viewer's load that follows it:
+                    # from here on, every other process's commit of it is published.
+                    try:
+                        await self.service.store.watch(table_id, True)
+                    except BaseException:
+                        listeners.discard(deliver)
+                        del self.listeners[channel]
+                        self.table_count -= 1
+                        raise
                 if self.lean is not None:
                     await self.lean.subscribe(channel, sharded=self.sharded and table)
                 elif self.sharded and table:
@@ -149,6 +178,10 @@ class Hub:
                 if self.service is not None and table_id is not None:
                     with contextlib.suppress(Exception):  # the last viewer here left
                         await schedule_idle_check(self.service, table_id)
+                    # Another watcher may be left alone, then published nothing; when
+                    # this fails (Redis down), the others' commits just go on publishing.
+                    with contextlib.suppress(Exception):
+                        await self.service.store.watch(table_id, False)
                 if self.lean is not None:
                     self.lean.unsubscribe(channel)
                     return
@@ -239,6 +272,10 @@ class Hub:
         """The lean subscriber lost a connection, and with it perhaps some messages of
         these channels: the cached states of their tables are no longer known to be in
         step, so they are forgotten (and loaded from Redis when next needed)."""
+        if self.service is not None:  # the watchers may have gone with the connection
+            task = asyncio.create_task(self.rewatch())
+            self._reloading.add(task)
+            task.add_done_callback(self._reloading.discard)
         if self.table_cache is None:
             return
         for channel in channels:

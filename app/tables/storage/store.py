@@ -18,12 +18,18 @@ determine it (no game record; else ''). A process that serves viewers of the tab
 the game records into its cached state with the engine's ``evolve``
 (``app/tables/storage/cache.py``). JSON never holds a raw newline, so the split is exact. On a
 cluster the publish is SPUBLISH: the channel's hash tag keeps it on the table's shard.
+When the committing process is the only one whose hub watches the table (``WATCH_LUA``
+keeps the watchers; routed by table, the usual case), nothing is published: the reply
+says so and the process hands the same message to its own hub
+(docs/decisions/0030-no-publish-to-the-only-watcher.md).
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,6 +46,8 @@ from app.core.buckets import bucket_count, bucket_key, bucket_keys
 from app.core.redis import as_text
 from app.core.redisline import lines_for, redirected
 
+log = logging.getLogger("app.tables.storage.store")
+
 STATE_EVERY = 32  # a commit crossing a multiple of this many versions saves the state
 RESUME_MAX_RECORDS = 512  # a longer gap is answered with a fresh snapshot, not its records
 TABLE_TTL_SECONDS = 6 * 3600  # a finished or closed table lingers this long
@@ -49,8 +57,14 @@ TIMERS_KEY = "timers"
 PROCS_KEY = "procs"  # server process id -> its last heartbeat (a sorted set)
 LOBBY_CHANNEL = "lobby"
 
+# ARGV: expected v, n records, meta, state, command id, the message's prefix, the n
+# records, channel, clock, publish-the-state flag, publish command, the committing
+# process's id ('' when it has no hub), then the timers (their count, then pairs).
+# The message is not published when the committing process is the table's only
+# watcher (``solo``, kept by WATCH_LUA): it hands the message to its own hub instead,
+# and the reply's third element says so.
 COMMIT_LUA = """
-local h = redis.call('HMGET', KEYS[1], 'v', 'sv')
+local h = redis.call('HMGET', KEYS[1], 'v', 'sv', 'solo')
 local v = tonumber(h[1] or '0')
 if v ~= tonumber(ARGV[1]) then return {0, v} end
 local before = v
@@ -77,19 +91,45 @@ if ARGV[5] ~= '' then
   redis.call('HSET', KEYS[3], ARGV[5], v)
   redis.call('EXPIRE', KEYS[3], 86400)
 end
+local mine = 0
 if n > 0 and ARGV[7 + n] ~= '' then
-  local state = ''
-  if ARGV[9 + n] == '1' then state = ARGV[4] end
-  local body = ARGV[6] .. table.concat(recs, ',') .. ']}\\n' .. ARGV[3] .. '\\n' .. state
-  redis.call(ARGV[10 + n], ARGV[7 + n], body)
+  if h[3] and h[3] == ARGV[11 + n] then
+    mine = 1
+  else
+    local state = ''
+    if ARGV[9 + n] == '1' then state = ARGV[4] end
+    local body = ARGV[6] .. table.concat(recs, ',') .. ']}\\n' .. ARGV[3] .. '\\n' .. state
+    redis.call(ARGV[10 + n], ARGV[7 + n], body)
+  end
 end
-local m = tonumber(ARGV[11 + n] or '0')
+local m = tonumber(ARGV[12 + n] or '0')
 if m > 0 then
   local timers = {}
-  for j = 1, 2 * m do timers[j] = ARGV[11 + n + j] end
+  for j = 1, 2 * m do timers[j] = ARGV[12 + n + j] end
   redis.call('ZADD', KEYS[4], unpack(timers))
 end
-return {1, v}
+return {1, v, mine}
+"""
+
+# A process starts (ARGV[2] '1') or stops ('0') watching a table (KEYS[1] its hash,
+# KEYS[2] the set of the processes that watch it). ``solo`` names the only watcher
+# while there is exactly one, and is absent otherwise: a commit by that process then
+# publishes nothing (COMMIT_LUA). A table that does not exist gets no hash; a Redis
+# that lost these keys has no ``solo``, so every commit publishes, as it always may.
+WATCH_LUA = """
+if ARGV[2] == '1' then
+  redis.call('SADD', KEYS[2], ARGV[1])
+else
+  redis.call('SREM', KEYS[2], ARGV[1])
+end
+if redis.call('SCARD', KEYS[2]) == 1 and redis.call('EXISTS', KEYS[1]) == 1 then
+  redis.call('HSET', KEYS[1], 'solo', redis.call('SRANDMEMBER', KEYS[2]))
+else
+  redis.call('HDEL', KEYS[1], 'solo')
+end
+local ttl = redis.call('TTL', KEYS[1])
+if ttl > 0 then redis.call('EXPIRE', KEYS[2], ttl) end
+return 1
 """
 
 
@@ -126,6 +166,11 @@ def k_legacy_stream(table_id: str) -> str:
 
 def k_log(table_id: str) -> str:
     return f"{{t:{table_id}}}:log"
+
+
+def k_watchers(table_id: str) -> str:
+    """The ids of the server processes whose hub watches the table (WATCH_LUA)."""
+    return f"{{t:{table_id}}}:w"
 
 
 def k_cids(table_id: str) -> str:
@@ -188,6 +233,11 @@ class TableStore:
         self.redis = redis
         self._commit = redis.register_script(COMMIT_LUA)
         self._load = redis.register_script(LOAD_LUA)
+        self._watch = redis.register_script(WATCH_LUA)
+        # The process's hub, when it has one: its id among a table's watchers, and how
+        # it takes a message its own commit did not publish (Hub._dispatch).
+        self.proc_id = ""
+        self.local: Callable[[str, str], None] | None = None
         # The commit goes on its own pipelined connection to its table's server
         # (app/core/redisline.py): a third of a move's CPU was redis-py's round trip.
         self._lines = lines_for(redis)
@@ -289,6 +339,7 @@ class TableStore:
             + orjson.dumps(table_id)
             + b',"records":['
         )
+        local = self.local if channel is None else None
         args: list[Any] = [
             expected_v,
             len(records),
@@ -301,6 +352,7 @@ class TableStore:
             repr(clock) if clock is not None else "",
             "1" if publish_state else "",
             self.publish_command,
+            self.proc_id if local is not None else "",
         ]
         keys = [k_hash(table_id), k_log(table_id), k_cids(table_id)]
         started = time.perf_counter()
@@ -312,17 +364,35 @@ class TableStore:
             args.append(len(timers))
             for member, at in timers:
                 args += [repr(at), member]
-            status, v = await self._run_commit(keys, args)
+            reply = await self._run_commit(keys, args)
         elif timers:
-            status, v = await self._commit_with_timers(keys, args, timers)
+            reply = await self._commit_with_timers(keys, args, timers)
         else:
-            status, v = await self._run_commit(keys, args)
+            reply = await self._run_commit(keys, args)
         metrics.COMMIT_SECONDS.observe(time.perf_counter() - started)
-        if int(status) == 0:
-            raise Conflict(int(v))
-        if int(status) == -1:
-            raise Duplicate(int(v))
-        return int(v)
+        status, v = int(reply[0]), int(reply[1])
+        if status == 0:
+            raise Conflict(v)
+        if status == -1:
+            raise Duplicate(v)
+        if local is not None and len(reply) > 2 and int(reply[2]) == 1:
+            # This process alone watches the table: the message the script did not
+            # publish, exactly as it would have been published, to its own hub.
+            body = b"".join(
+                (
+                    prefix,
+                    b",".join(encoded),
+                    b"]}\n",
+                    meta or b"",
+                    b"\n",
+                    (state or b"") if publish_state else b"",
+                )
+            )
+            try:
+                local(table_channel(table_id), body.decode())
+            except Exception:  # the commit stands; the viewers catch up from the log
+                log.exception("table %s: handing its own commit to the hub failed", table_id)
+        return v
 
     async def _run_commit(self, keys: list[str], args: list[Any]) -> Any:
         line = self._lines.for_key(keys[0]) if self._lines is not None else None
@@ -382,6 +452,14 @@ class TableStore:
                 pass
         return await self.redis.zadd(key, mapping)
 
+    async def watch(self, table_id: str, watching: bool) -> None:
+        """This process's hub starts or stops watching the table (WATCH_LUA)."""
+        if self.proc_id:
+            await self._watch(
+                keys=[k_hash(table_id), k_watchers(table_id)],
+                args=[self.proc_id, "1" if watching else "0"],
+            )
+
     async def seen(self, table_id: str, cid: str) -> int | None:
         """The version a command id produced, or None if it was never applied."""
         value = await self.redis.hget(k_cids(table_id), cid)
@@ -421,6 +499,7 @@ class TableStore:
                     k_legacy_stream(table_id),
                     k_cids(table_id),
                     k_conns(table_id),
+                    k_watchers(table_id),
                 )
             ]
         )
