@@ -43,6 +43,15 @@ class Process:
     def versions(self) -> list[int]:
         return [r["v"] for p in self.got for r in p["records"]]
 
+    async def handed(self, last: int) -> list[int]:
+        """The versions handed so far, once ``last`` is among them (or after a second:
+        a message through pub/sub arrives within milliseconds)."""
+        for _ in range(50):
+            if last in self.versions():
+                break
+            await asyncio.sleep(0.02)
+        return self.versions()
+
 
 @pytest.fixture
 async def procs(tables_redis: str) -> AsyncIterator[tuple[Redis, list[Process]]]:
@@ -138,11 +147,7 @@ async def test_a_second_watcher_gets_every_commit_published_and_alone_again_none
             v2,
         ]
         for p in (a, b):  # each hub got both, once each
-            for _ in range(50):
-                if len(p.versions()) == 2:
-                    break
-                await asyncio.sleep(0.02)
-            assert p.versions() == [v1, v2]
+            assert await p.handed(v2) == [v1, v2]
 
         await b.unwatch(table.id)  # a is the only watcher again
         assert await client.hget(k_hash(table.id), "solo") == a.svc.proc_id
@@ -151,11 +156,7 @@ async def test_a_second_watcher_gets_every_commit_published_and_alone_again_none
         bodies = await published.drain()
         # b's commit is published (a watches it); a's own is not, and reaches a directly
         assert [orjson.loads(body.partition("\n")[0])["records"][0]["v"] for body in bodies] == [v4]
-        for _ in range(50):
-            if len(a.versions()) == 4:
-                break
-            await asyncio.sleep(0.02)
-        assert a.versions() == [v1, v2, v3, v4]
+        assert await a.handed(v4) == [v1, v2, v3, v4]
         assert b.versions() == [v1, v2]
     await a.unwatch(table.id)
     assert await client.hget(k_hash(table.id), "solo") is None
@@ -196,11 +197,7 @@ async def test_watchers_lost_by_redis_are_counted_again_and_meanwhile_everything
         bodies = await published.drain()
     assert [orjson.loads(x.partition("\n")[0])["records"][0]["v"] for x in bodies] == [v3]
     assert (v1, v2, v3) == (v1, v1 + 1, v1 + 2)
-    for _ in range(50):
-        if a.versions()[-1:] == [v3]:
-            break
-        await asyncio.sleep(0.02)
-    assert a.versions() == [v1, v3]
+    assert await a.handed(v3) == [v1, v3]
 
 
 async def test_a_commit_published_nowhere_is_not_handed_to_the_hub_either(
