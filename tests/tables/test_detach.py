@@ -1,7 +1,8 @@
 """app/tables/live/detach.py on a real uvicorn server in this process: a detached socket
 outlives the app's call and is served by its task; a socket not detached closes when
 the call returns, as under plain uvicorn; a shutdown ends the detached task; keep-alive
-pings come from one sweep per loop, and a client that stops answering them is closed;
+pings come from one sweep per loop, go only to a client silent for the interval, and a
+client that stops answering them is closed;
 the protocol's attributes all live in slots; a detached socket's whole text frames are
 read without the library's parser, and everything else still by the library, in order."""
 
@@ -18,6 +19,7 @@ import websockets
 from starlette.websockets import WebSocket
 from websockets.client import ClientProtocol
 from websockets.frames import Close, Frame, Opcode
+from websockets.protocol import State
 from websockets.uri import parse_uri
 
 from app.tables.live.detach import (
@@ -201,6 +203,59 @@ async def test_a_client_that_stops_answering_pings_is_closed_1011() -> None:
         assert pinged and closed is not None and closed.code == 1011
         await asyncio.wait_for(app.task_ended.wait(), 5)
         assert app.protocols[0] not in keepalive_sweep(asyncio.get_running_loop())
+
+
+async def test_a_client_heard_from_within_the_interval_is_not_pinged() -> None:
+    """While the client sends something more often than the ping interval, no ping goes
+    out; once it falls silent, the ping follows an interval after its last message."""
+    interval = 0.3
+    async with serving(ws_ping_interval=interval, ws_ping_timeout=5.0) as (app, _, url):
+        host, port = url.removeprefix("ws://").split("/")[0].split(":")
+        reader, writer = await asyncio.open_connection(host, int(port))
+        client = ClientProtocol(parse_uri(url))
+        client.send_request(client.connect())
+        writer.write(b"".join(client.data_to_send()))
+        loop = asyncio.get_running_loop()
+        pings: list[float] = []
+        echoes: list[float] = []
+
+        async def read() -> None:
+            while data := await reader.read(4096):
+                client.receive_data(data)
+                for event in client.events_received():
+                    if isinstance(event, Frame) and event.opcode is Opcode.PING:
+                        pings.append(loop.time())
+                    elif isinstance(event, Frame) and event.opcode is Opcode.TEXT:
+                        echoes.append(loop.time())
+                writer.write(b"".join(client.data_to_send()))  # pongs go back
+
+        reading = asyncio.create_task(read())
+        try:
+            async with asyncio.timeout(5):
+                while client.state is not State.OPEN:  # the handshake's answer
+                    await asyncio.sleep(0.01)
+            for i in range(12):  # 1.2 s: four intervals, a message every third of one
+                client.send_text(f"m{i}".encode())
+                writer.write(b"".join(client.data_to_send()))
+                await asyncio.sleep(interval / 3)
+            last = loop.time()
+            assert pings == [] and len(echoes) == 12
+            for _ in range(40):  # then silence: a ping an interval (and a tick) later
+                await asyncio.sleep(0.05)
+                if pings:
+                    break
+            assert len(pings) == 1
+            assert interval - 0.05 <= pings[0] - last <= interval + 0.35
+            proto = app.protocols[0]
+            for _ in range(40):
+                await asyncio.sleep(0.05)
+                if proto.last_ping_rtt > 0:
+                    break
+            assert proto.last_ping_rtt > 0  # its pong came back and was taken
+        finally:
+            reading.cancel()
+            writer.close()
+        await asyncio.wait_for(app.task_ended.wait(), 5)
 
 
 async def test_the_sweep_sends_each_tick_only_the_pings_due_by_then() -> None:
