@@ -96,11 +96,14 @@ def rss_mib(pid: int) -> float:
 # ---------------------------------------------------------------- Redis
 
 
-# Commands Redis counts that are not round trips of their own: those the commit script
-# runs inside Redis (on one server also the ZADD of a new turn clock), and those the app
-# pipelines behind another (HGET of the command id behind the load's HMGET; on a cluster
-# the ZADD goes beside the EVALSHA).
+# Commands Redis counts that are not round trips of their own: those the scripts run
+# inside Redis (the commit's HMGET of the version, the saved state's version and the only
+# watcher, its HGET of the command id; the load's HMGET and HGET; on one server also the
+# ZADD of a new turn clock), and on a cluster the ZADD that goes beside the EVALSHA. A
+# move on a cached table is one round trip: its EVALSHA. (LRANGE is counted: the load
+# script's is rare, and the log reads that fill a socket's gap are round trips.)
 NOT_ROUND_TRIPS = {
+    "hmget",
     "hset",
     "rpush",
     "expire",
