@@ -34,6 +34,7 @@ from loadbench.servers import (
     fresh_database,
     idle_instructions,
     instructions,
+    io_calls,
     machine_jiffies,
     rss_mib,
     runqueue_seconds,
@@ -69,6 +70,7 @@ async def window(
         await asyncio.sleep(warm)
     cpu0, rcpu0, cmd0 = sum(cpu_seconds(p) for p in pids), nodes.cpu(), nodes.commands()
     sys0 = sum(cpu_split(p)[1] for p in pids)
+    io0 = [io_calls(p) for p in pids]
     redis_pids = nodes.local_pids()
     wait0 = sum(runqueue_seconds(p) for p in pids)
     rwait0 = sum(runqueue_seconds(p) for p in redis_pids)
@@ -94,6 +96,9 @@ async def window(
     system.seconds += time.perf_counter() - t0
     system.cpu += sum(cpu_seconds(p) for p in pids) - cpu0
     system.cpu_kernel += sum(cpu_split(p)[1] for p in pids) - sys0
+    for (r0, w0), (r1, w1) in zip(io0, (io_calls(p) for p in pids), strict=True):
+        system.read_calls += max(0, r1 - r0)
+        system.write_calls += max(0, w1 - w0)
     system.runqueue += max(0.0, sum(runqueue_seconds(p) for p in pids) - wait0) / max(len(pids), 1)
     if redis_pids:
         system.redis_runqueue += max(

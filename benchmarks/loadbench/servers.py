@@ -52,6 +52,19 @@ def cpu_split(pid: int) -> tuple[float, float]:
     return int(fields[11]) / tick, int(fields[12]) / tick
 
 
+def io_calls(pid: int) -> tuple[int, int]:
+    """(read, write) system calls a process has made (``/proc/PID/io``'s syscr and syscw:
+    read, recv and the like; write, send and the like), or (0, 0) where it cannot be
+    read. A move's writes are its frames and its commit; its reads, the command and the
+    commit's answer: the kernel's share of a move goes mostly through them."""
+    try:
+        with open(f"/proc/{pid}/io") as f:
+            fields = dict(line.split(":", 1) for line in f if ":" in line)
+        return int(fields["syscr"]), int(fields["syscw"])
+    except (OSError, KeyError, ValueError):
+        return 0, 0
+
+
 def runqueue_seconds(pid: int) -> float:
     """Seconds the process's threads have spent runnable but waiting for a CPU (each
     ``/proc/PID/task/TID/schedstat``'s second field; 0 where the kernel keeps none). On a

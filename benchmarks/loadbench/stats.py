@@ -40,6 +40,8 @@ class Stats:
         self.seconds = 0.0
         self.cpu = 0.0
         self.cpu_kernel = 0.0  # the kernel's share of self.cpu
+        self.read_calls = 0  # the servers' read and write system calls (/proc/PID/io)
+        self.write_calls = 0
         self.redis_cpu = 0.0
         self.commands = 0
         self.calls: Counter[str] = Counter()  # Redis commands by name
@@ -225,14 +227,17 @@ def summary(
         f"server CPU {cpu_us:.0f} us/move ({m.cpu_kernel / served * 1e6:.0f} in the "
         f"kernel), Redis CPU {m.redis_cpu / served * 1e6:.0f} "
         f"us/move, Redis commands/move {m.commands / served:.2f}: "
-        f"{ {k: round(v / served, 2) for k, v in m.calls.most_common(12) if v > 0} }",
+        f"{ {k: round(v / served, 2) for k, v in m.calls.most_common(12) if v > 0} }; "
+        f"system calls/move {m.read_calls / served:.2f} reads, "
+        f"{m.write_calls / served:.2f} writes",
         flush=True,
     )
     print(
         f"baseline: {b.served}/{b.offered} moves, failures {dict(b.errors)}, p50 "
         f"{pct(b.latencies, 0.5):.2f} ms, p99 {base_p99:.2f} ms, CPU {base_cpu_us:.0f} "
         f"us/move ({b.cpu_kernel / base_served * 1e6:.0f} in the kernel), Redis CPU "
-        f"{b.redis_cpu / base_served * 1e6:.0f} us/move",
+        f"{b.redis_cpu / base_served * 1e6:.0f} us/move; system calls/move "
+        f"{b.read_calls / base_served:.2f} reads, {b.write_calls / base_served:.2f} writes",
         flush=True,
     )
     elapsed = m.seconds + b.seconds
@@ -317,6 +322,11 @@ def summary(
         "cpu_ratio": round(cpu_us / max(base_cpu_us, 1e-9), 2),
         "server_kernel_cpu_us_per_move": round(m.cpu_kernel / served * 1e6),
         "baseline_kernel_cpu_us_per_move": round(b.cpu_kernel / base_served * 1e6),
+        # read and write system calls a move (0 where /proc/PID/io cannot be read)
+        "server_read_calls_per_move": round(m.read_calls / served, 2),
+        "server_write_calls_per_move": round(m.write_calls / served, 2),
+        "baseline_read_calls_per_move": round(b.read_calls / base_served, 2),
+        "baseline_write_calls_per_move": round(b.write_calls / base_served, 2),
         "redis_cpu_us_per_move": round(m.redis_cpu / served * 1e6),
         "baseline_redis_cpu_us_per_move": round(b.redis_cpu / base_served * 1e6),
         "rss_mib_per_process": round(sum(rss) / max(len(rss), 1), 1),

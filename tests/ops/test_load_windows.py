@@ -147,6 +147,11 @@ def test_a_run_reports_each_window_and_the_machine(pg_url: str, tmp_path: Path) 
         assert min(windows) <= summary[f"{system}p99_ms"] <= max(windows), summary
         # the benchmark itself ran on this machine the whole time: something was busy
         assert 0 < summary[f"{system}machine_busy_cores"] <= (os.cpu_count() or 1), summary
+        # each move reached the table's four sockets in a write each, after reading the
+        # command (the servers' own /proc/PID/io)
+        calls = system or "server_"
+        assert summary[f"{calls}write_calls_per_move"] >= 4, summary
+        assert summary[f"{calls}read_calls_per_move"] >= 1, summary
         # the clients played (and read every update) in both systems' windows
         assert summary[f"{system}client_cpu_us_per_move"] > 0, summary
     assert 0 <= summary["steal_share"] <= 1, summary
